@@ -1,0 +1,28 @@
+// The front end: JSON text -> validated, typed Graph (graph-format.md v1, every rule).
+// Errors: stax::GraphError naming the JSON path, the node and what is wrong (invalid JSON
+// reports line and column). Never crashes on any input.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "stax/graph/graph.h"
+
+namespace stax::graph {
+
+// Reads and validates a graph file; constant `file`s are resolved relative to its folder.
+Graph load_graph(const std::filesystem::path& file);
+// Same, from text; `base_dir` resolves constant `file`s.
+Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
+
+// Composites (softmax, log_softmax, layer_norm, rms_norm, linear) rewritten into primitive ops,
+// numerically stable (softmax subtracts the row max). Names of values the graph already had are
+// kept; new values are anonymous "<node>#<k>". Requires a validated graph; the result has no
+// Composite-category node and computes the same outputs.
+Graph expand_composites(const Graph& g);
+
+// One line per value: "name: float32[64, 128] = op(args)" — what `staxc validate` prints.
+std::string format_signature(const Graph& g);
+
+}  // namespace stax::graph

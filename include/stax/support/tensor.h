@@ -1,0 +1,51 @@
+// A dense row-major tensor that owns its bytes: the currency of constants, .npy files, the
+// reference interpreter and the tests.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stax/support/dtype.h"
+
+namespace stax {
+
+using Shape = std::vector<int64_t>;
+
+// Product of the dims (1 for a 0-d shape).
+int64_t shape_numel(const Shape& shape);
+// "[64, 128]"
+std::string shape_str(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-filled tensor.
+  Tensor(DType dtype, Shape shape);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t numel() const { return shape_numel(shape_); }
+  std::size_t nbytes() const { return bytes_.size(); }
+
+  unsigned char* data() { return bytes_.data(); }
+  const unsigned char* data() const { return bytes_.data(); }
+  template <typename T> T* data_as() { return reinterpret_cast<T*>(bytes_.data()); }
+  template <typename T> const T* data_as() const { return reinterpret_cast<const T*>(bytes_.data()); }
+
+  // Element access converting from/to the tensor's dtype (flat row-major index).
+  double get_double(int64_t i) const;
+  int64_t get_int(int64_t i) const;  // floats truncate toward zero (in range only)
+  bool get_bool(int64_t i) const;    // nonzero
+  void set_double(int64_t i, double v);  // rounds to float32 for float32 tensors
+  void set_int(int64_t i, int64_t v);    // wraps to the width of int32; bool: v != 0
+  void set_bool(int64_t i, bool v);
+
+ private:
+  DType dtype_ = DType::Float32;
+  Shape shape_;
+  std::vector<unsigned char> bytes_;
+};
+
+}  // namespace stax
