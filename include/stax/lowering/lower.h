@@ -1,0 +1,27 @@
+// Lowering: validated graph -> loop IR buffers (design.md, "Lowering"; the chapter's §6).
+//
+// Needs: a graph from the front end after expand_composites (no Composite-category node; an
+// internal error otherwise). Gives: a verified ir::Program (stax/ir/program.h):
+//   - views (reshape permute transpose expand unsqueeze squeeze flatten slice select) never copy:
+//     they rewrite the index of the loads (a reshape of a non-contiguous view uses // and %);
+//   - cat and pad are Masked loads;
+//   - type promotion is explicit: every Cast is in the body, Python scalars are constants of the
+//     node's compute dtype;
+//   - a pointwise producer is inlined into its consumers unless materialized (design.md rules:
+//     graph output; read by a reduction, scan or extern through a non-identity index; more than
+//     one user and an expensive op (CPU rule 1, §6.6: exp, sigmoid, tanh, erf, log, pow, ...);
+//     more than one user and more than 4 buffers read or a large body);
+//   - reductions, scans and externs are always buffers; mean = sum then divide; var/std = mean,
+//     then sum of squared deviations, then divide by max(0, N - correction) (and sqrt);
+//     logsumexp = max, then sum(exp(x - m)) with m = 0 where the max is infinite, log + m;
+//   - outputs that are inputs, constants or repeated refer to the same buffer.
+#pragma once
+
+#include "stax/graph/graph.h"
+#include "stax/ir/program.h"
+
+namespace stax::lowering {
+
+ir::Program lower(const graph::Graph& g);
+
+}  // namespace stax::lowering

@@ -1,0 +1,1 @@
+#include "stax/ir/simplify.h"

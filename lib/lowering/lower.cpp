@@ -1,0 +1,1 @@
+#include "stax/lowering/lower.h"
