@@ -1,0 +1,607 @@
+// The runtime prelude of generated code: scalar helpers with PyTorch 2.x eager semantics, the
+// C API types, and the small pieces every wrapper shares. This file is real code: it is compiled
+// and unit-tested on its own (test/codegen/prelude_test.cpp) and embedded into staxc at build time
+// (lib/codegen/CMakeLists.txt), which copies into each generated file only the sections the model
+// uses.
+//
+// Layout rules, relied on by the code generator (lib/codegen/prelude.cpp):
+//   - The file is a list of sections. A section starts with a line
+//       // @section NAME [requires DEP...]
+//     and runs to the next such line or to the line `// @end-sections`. Text before the first
+//     section (this comment) is never emitted.
+//   - Every section but `includes` and `capi` has its own include guard, so several generated
+//     files can be #included into one translation unit, each bringing the sections it needs.
+//   - Everything except the C API types lives in `namespace { namespace stax_rt { ... } }`:
+//     internal linkage, so the files of two models link into one program without a clash.
+//     Functions are `inline` (or templates) so that unused ones draw no warning.
+//   - C++17, standard library + <sleef.h> only; warning-free with -Wall -Wextra.
+//
+// Integer arithmetic never overflows in C++ terms: add, sub, mul, neg and abs wrap through the
+// unsigned type, as PyTorch's results do in practice. Integer division and remainder by zero set
+// an error flag (the caller returns STAX_ERR_DIV_BY_ZERO), as eager PyTorch raises (§8.3).
+
+// @section includes
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+
+#include <sleef.h>
+
+// @section capi
+// C API types shared by every generated model (C-compatible; also emitted into the header).
+#ifndef STAX_C_API_TYPES
+#define STAX_C_API_TYPES
+/* Element type codes (metadata functions and stax_layout.dtype). */
+#define STAX_FLOAT32 0
+#define STAX_FLOAT64 1
+#define STAX_INT32 2
+#define STAX_INT64 3
+#define STAX_BOOL 4
+/* Return codes of NAME_run and NAME_run_checked; NAME_strerror spells them out. */
+#define STAX_OK 0
+#define STAX_ERR_DIV_BY_ZERO 1
+#define STAX_ERR_OUT_OF_MEMORY 2
+#define STAX_ERR_INVALID_ARGUMENT 3
+/* What a caller passes to NAME_run_checked for each tensor: element type, rank, sizes and
+   strides in elements (strides may be NULL for dense row-major). */
+typedef struct stax_layout {
+  int dtype;
+  int ndim;
+  const int64_t* shape;
+  const int64_t* strides;
+} stax_layout;
+#endif /* STAX_C_API_TYPES */
+
+// @section core
+#ifndef STAX_RT_CORE
+#define STAX_RT_CORE
+namespace {
+namespace stax_rt {
+
+template <typename T> inline constexpr T inf() { return std::numeric_limits<T>::infinity(); }
+template <typename T> inline constexpr T nan() { return std::numeric_limits<T>::quiet_NaN(); }
+
+template <typename T> inline bool isnan(T x) {
+  if constexpr (std::is_floating_point_v<T>) return x != x;
+  else return false;
+}
+template <typename T> inline bool isinf(T x) {
+  if constexpr (std::is_floating_point_v<T>) return x == inf<T>() || x == -inf<T>();
+  else return false;
+}
+template <typename T> inline bool isfinite(T x) {
+  if constexpr (std::is_floating_point_v<T>) return !isnan(x) && !isinf(x);
+  else return true;
+}
+
+// Wrapping integer arithmetic (two's complement, never UB); plain arithmetic for floats.
+// bool add/mul are PyTorch's logical or/and.
+template <typename T> inline T add(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else return a + b;
+}
+template <typename T> inline T sub(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a != b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else return a - b;
+}
+template <typename T> inline T mul(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a && b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(a)) *
+                          static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(b)));
+  else return a * b;
+}
+template <typename T> inline T neg(T a) {
+  if constexpr (std::is_same_v<T, bool>) return a;
+  else if constexpr (std::is_integral_v<T>) return sub(T(0), a);
+  else return -a;
+}
+// abs(INT_MIN) is INT_MIN, as in PyTorch.
+template <typename T> inline T abs(T a) {
+  if constexpr (std::is_same_v<T, bool>) return a;
+  else if constexpr (std::is_integral_v<T>) return a < 0 ? neg(a) : a;
+  else return std::fabs(a);
+}
+// 0 for 0 and NaN (PyTorch computes (0 < x) - (x < 0)).
+template <typename T> inline T sign(T a) {
+  return static_cast<T>(static_cast<int>(T(0) < a) - static_cast<int>(a < T(0)));
+}
+
+// NaN-propagating maximum/minimum (torch.maximum/minimum, amax/amin).
+template <typename T> inline T maximum(T a, T b) {
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return a < b ? b : a;
+}
+template <typename T> inline T minimum(T a, T b) {
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return b < a ? b : a;
+}
+// clamp(x, lo, hi) = min(max(x, lo), hi): NaN stays NaN; lo > hi gives hi.
+template <typename T> inline T clamp_min(T x, T lo) { return (isnan(x) || !(x < lo)) ? x : lo; }
+template <typename T> inline T clamp_max(T x, T hi) { return (isnan(x) || !(hi < x)) ? x : hi; }
+template <typename T> inline T clamp(T x, T lo, T hi) { return clamp_max(clamp_min(x, lo), hi); }
+template <typename T> inline T relu(T x) { return clamp_min(x, T(0)); }
+
+// Rounding; integers are already integral.
+template <typename T> inline T floor(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::floor(x);
+  else return x;
+}
+template <typename T> inline T ceil(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::ceil(x);
+  else return x;
+}
+template <typename T> inline T trunc(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::trunc(x);
+  else return x;
+}
+// Half to even (std::nearbyint in the default rounding mode), as torch.round.
+template <typename T> inline T round(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::nearbyint(x);
+  else return x;
+}
+
+template <typename T> inline T bitwise_not(T x) {
+  if constexpr (std::is_same_v<T, bool>) return !x;
+  else return static_cast<T>(~x);
+}
+template <typename T> inline bool truthy(T x) { return x != T(0); }
+
+// Conversion with PyTorch's meaning and no UB: to bool is `!= 0` (NaN is true); from bool is
+// 0/1; int to narrower int wraps; a float that is NaN, infinite or outside the integer range
+// gives the integer's lowest value (what x86's cvtt* instructions give), in range truncates.
+template <typename To, typename From> inline To cast(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return x != From(0);
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return static_cast<To>(x ? 1 : 0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Both bounds are powers of two, exact in float and double.
+    constexpr double lo = -static_cast<double>(std::numeric_limits<To>::max()) - 1.0;
+    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max()) + 1.0;
+    const double d = static_cast<double>(x);
+    if (!(d >= lo && d < hi)) return std::numeric_limits<To>::lowest();
+    return static_cast<To>(x);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return static_cast<To>(static_cast<std::make_unsigned_t<To>>(x));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_CORE
+
+// @section intdiv requires core
+#ifndef STAX_RT_INTDIV
+#define STAX_RT_INTDIV
+namespace {
+namespace stax_rt {
+
+// Division with rounding and Python-style remainder. Integer versions set `err` on a zero
+// divisor and return 0; INT_MIN / -1 wraps to INT_MIN (never traps). Float versions follow
+// IEEE (a zero divisor gives inf or nan) and PyTorch's c10 formulas.
+template <typename T> inline T div_trunc(T a, T b, int& err) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) {
+      err = 1;
+      return 0;
+    }
+    if (b == T(-1)) return neg(a);
+    return static_cast<T>(a / b);
+  } else {
+    (void)err;
+    return std::trunc(a / b);
+  }
+}
+
+template <typename T> inline T div_floor(T a, T b, int& err) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) {
+      err = 1;
+      return 0;
+    }
+    if (b == T(-1)) return neg(a);
+    T q = static_cast<T>(a / b);
+    const T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    (void)err;
+    if (b == 0) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+    return floordiv;
+  }
+}
+
+// torch.remainder: the result has the sign of the divisor.
+template <typename T> inline T remainder(T a, T b, int& err) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) {
+      err = 1;
+      return 0;
+    }
+    if (b == T(-1)) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    (void)err;
+    T mod = std::fmod(a, b);
+    if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+    return mod;
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_INTDIV
+
+// @section math requires core
+#ifndef STAX_RT_MATH
+#define STAX_RT_MATH
+namespace {
+namespace stax_rt {
+
+// Transcendentals from SLEEF's scalar functions (1.0-ULP class; erfc 1.5 ULP).
+inline float exp(float x) { return Sleef_expf_u10(x); }
+inline double exp(double x) { return Sleef_exp_u10(x); }
+inline float exp2(float x) { return Sleef_exp2f_u10(x); }
+inline double exp2(double x) { return Sleef_exp2_u10(x); }
+inline float expm1(float x) { return Sleef_expm1f_u10(x); }
+inline double expm1(double x) { return Sleef_expm1_u10(x); }
+inline float log(float x) { return Sleef_logf_u10(x); }
+inline double log(double x) { return Sleef_log_u10(x); }
+inline float log2(float x) { return Sleef_log2f_u10(x); }
+inline double log2(double x) { return Sleef_log2_u10(x); }
+inline float log10(float x) { return Sleef_log10f_u10(x); }
+inline double log10(double x) { return Sleef_log10_u10(x); }
+inline float log1p(float x) { return Sleef_log1pf_u10(x); }
+inline double log1p(double x) { return Sleef_log1p_u10(x); }
+inline float sin(float x) { return Sleef_sinf_u10(x); }
+inline double sin(double x) { return Sleef_sin_u10(x); }
+inline float cos(float x) { return Sleef_cosf_u10(x); }
+inline double cos(double x) { return Sleef_cos_u10(x); }
+inline float tan(float x) { return Sleef_tanf_u10(x); }
+inline double tan(double x) { return Sleef_tan_u10(x); }
+inline float asin(float x) { return Sleef_asinf_u10(x); }
+inline double asin(double x) { return Sleef_asin_u10(x); }
+inline float acos(float x) { return Sleef_acosf_u10(x); }
+inline double acos(double x) { return Sleef_acos_u10(x); }
+inline float atan(float x) { return Sleef_atanf_u10(x); }
+inline double atan(double x) { return Sleef_atan_u10(x); }
+inline float sinh(float x) { return Sleef_sinhf_u10(x); }
+inline double sinh(double x) { return Sleef_sinh_u10(x); }
+inline float cosh(float x) { return Sleef_coshf_u10(x); }
+inline double cosh(double x) { return Sleef_cosh_u10(x); }
+inline float tanh(float x) { return Sleef_tanhf_u10(x); }
+inline double tanh(double x) { return Sleef_tanh_u10(x); }
+inline float erf(float x) { return Sleef_erff_u10(x); }
+inline double erf(double x) { return Sleef_erf_u10(x); }
+inline float erfc(float x) { return Sleef_erfcf_u15(x); }
+inline double erfc(double x) { return Sleef_erfc_u15(x); }
+inline float atan2(float y, float x) { return Sleef_atan2f_u10(y, x); }
+inline double atan2(double y, double x) { return Sleef_atan2_u10(y, x); }
+// Square roots are correctly rounded by the hardware.
+inline float sqrt(float x) { return std::sqrt(x); }
+inline double sqrt(double x) { return std::sqrt(x); }
+inline float rsqrt(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float reciprocal(float x) { return 1.0f / x; }
+inline double reciprocal(double x) { return 1.0 / x; }
+
+// torch.pow. Floats: C's pow (through SLEEF). Integers: exact with wrapping; a negative exponent
+// gives 0 unless the base is 1 or -1 (PyTorch's powi). bool: a ** b is a || !b.
+inline float pow(float a, float b) { return Sleef_powf_u10(a, b); }
+inline double pow(double a, double b) { return Sleef_pow_u10(a, b); }
+inline bool pow(bool a, bool b) { return a || !b; }
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>>
+inline T pow(T base, T exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? T(-1) : T(1);
+    return 0;
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  while (exp != 0) {
+    if (exp & 1) result = static_cast<U>(result * b);
+    b = static_cast<U>(b * b);
+    exp = static_cast<T>(exp >> 1);
+  }
+  return static_cast<T>(result);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_MATH
+
+// @section activation requires math
+#ifndef STAX_RT_ACTIVATION
+#define STAX_RT_ACTIVATION
+namespace {
+namespace stax_rt {
+
+// The formulas of PyTorch's CPU kernels, computed in the value's own type.
+template <typename T> inline T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
+template <typename T> inline T silu(T x) { return x / (T(1) + exp(-x)); }
+template <typename T> inline T leaky_relu(T x, T slope) { return x > T(0) ? x : x * slope; }
+// gelu(approximate="none"): x/2 * (1 + erf(x / sqrt(2))).
+template <typename T> inline T gelu(T x) {
+  const T kAlpha = T(0.70710678118654752440);  // 1/sqrt(2)
+  return x * T(0.5) * (T(1) + erf(x * kAlpha));
+}
+// gelu(approximate="tanh"): x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+template <typename T> inline T gelu_tanh(T x) {
+  const T kBeta = T(0.79788456080286535588);  // sqrt(2/pi)
+  const T kKappa = T(0.044715);
+  const T inner = kBeta * (x + kKappa * x * x * x);
+  return T(0.5) * x * (T(1) + tanh(inner));
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_ACTIVATION
+
+// @section reduce requires core
+#ifndef STAX_RT_REDUCE
+#define STAX_RT_REDUCE
+namespace {
+namespace stax_rt {
+
+// argmax/argmin accumulator. PyTorch's rule: NaN wins over any number (the first NaN is the
+// answer); among equal values the lowest index wins. `index < 0` means empty.
+template <typename T> struct ArgAcc {
+  T value;
+  int64_t index;
+};
+template <typename T> inline ArgAcc<T> arg_init() { return ArgAcc<T>{T(0), -1}; }
+
+template <typename T> inline bool arg_beats(T a, int64_t ia, T b, int64_t ib, bool want_max) {
+  if (isnan(a)) return !isnan(b) || ia < ib;
+  if (isnan(b)) return false;
+  if (a == b) return ia < ib;
+  return want_max ? b < a : a < b;
+}
+template <typename T> inline void argmax_update(ArgAcc<T>& acc, T v, int64_t i) {
+  if (acc.index < 0 || arg_beats(v, i, acc.value, acc.index, true)) acc = ArgAcc<T>{v, i};
+}
+template <typename T> inline void argmin_update(ArgAcc<T>& acc, T v, int64_t i) {
+  if (acc.index < 0 || arg_beats(v, i, acc.value, acc.index, false)) acc = ArgAcc<T>{v, i};
+}
+// Combining partial accumulators (a parallel or blocked reduction).
+template <typename T> inline void argmax_combine(ArgAcc<T>& acc, const ArgAcc<T>& other) {
+  if (other.index >= 0) argmax_update(acc, other.value, other.index);
+}
+template <typename T> inline void argmin_combine(ArgAcc<T>& acc, const ArgAcc<T>& other) {
+  if (other.index >= 0) argmin_update(acc, other.value, other.index);
+}
+
+// Welford's running mean and M2 (sum of squared deviations), in double.
+struct Welford {
+  double mean = 0.0;
+  double m2 = 0.0;
+  int64_t n = 0;
+};
+inline void welford_update(Welford& w, double x) {
+  w.n += 1;
+  const double delta = x - w.mean;
+  w.mean += delta / static_cast<double>(w.n);
+  w.m2 += delta * (x - w.mean);
+}
+// Chan et al.'s parallel combination.
+inline void welford_combine(Welford& a, const Welford& b) {
+  if (b.n == 0) return;
+  if (a.n == 0) {
+    a = b;
+    return;
+  }
+  const double n = static_cast<double>(a.n + b.n);
+  const double delta = b.mean - a.mean;
+  a.mean += delta * static_cast<double>(b.n) / n;
+  a.m2 += b.m2 + delta * delta * static_cast<double>(a.n) * static_cast<double>(b.n) / n;
+  a.n += b.n;
+}
+// m2 / max(n - correction, 0): a non-positive divisor gives inf or nan, as PyTorch.
+inline double welford_var(const Welford& w, double correction) {
+  const double dof = static_cast<double>(w.n) - correction;
+  return w.m2 / (dof > 0.0 ? dof : 0.0);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_REDUCE
+
+// @section matmul requires core
+#ifndef STAX_RT_MATMUL
+#define STAX_RT_MATMUL
+namespace {
+namespace stax_rt {
+
+// Accumulator type of a product: float32 accumulates in double (accuracy first; the vectorized
+// kernels of a later stage block the sum instead).
+template <typename T> struct MatmulAcc { using type = T; };
+template <> struct MatmulAcc<float> { using type = double; };
+
+template <typename A, typename T> inline A mac(A acc, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
+  else if constexpr (std::is_integral_v<T>) return add(acc, mul(a, b));
+  else return acc + static_cast<A>(a) * static_cast<A>(b);
+}
+
+// C[M, N] (dense, row-major) = A[M, K] * B[K, N], A and B with element strides. Blocked over
+// M and N so a tile of accumulators and a strip of B stay in L1; blocks run in parallel when the
+// product is large.
+template <typename T>
+inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk,
+                   int64_t b_sn, T* c, int64_t M, int64_t N, int64_t K) {
+  using Acc = typename MatmulAcc<T>::type;
+  constexpr int64_t kBM = 16, kBN = 64;
+  const int64_t mblocks = (M + kBM - 1) / kBM, nblocks = (N + kBN - 1) / kBN;
+  const bool large = M * N * K >= (int64_t(1) << 18);
+#pragma omp parallel for collapse(2) schedule(static) if (large)
+  for (int64_t bm = 0; bm < mblocks; ++bm) {
+    for (int64_t bn = 0; bn < nblocks; ++bn) {
+      const int64_t m0 = bm * kBM, n0 = bn * kBN;
+      const int64_t m1 = m0 + kBM < M ? m0 + kBM : M, n1 = n0 + kBN < N ? n0 + kBN : N;
+      Acc acc[kBM][kBN];
+      for (int64_t i = 0; i < m1 - m0; ++i)
+        for (int64_t j = 0; j < n1 - n0; ++j) acc[i][j] = Acc(0);
+      for (int64_t k = 0; k < K; ++k) {
+        for (int64_t i = m0; i < m1; ++i) {
+          const T aik = a[i * a_sm + k * a_sk];
+          const T* brow = b + k * b_sk;
+          for (int64_t j = n0; j < n1; ++j) acc[i - m0][j - n0] = mac(acc[i - m0][j - n0], aik, brow[j * b_sn]);
+        }
+      }
+      for (int64_t i = m0; i < m1; ++i)
+        for (int64_t j = n0; j < n1; ++j) c[i * N + j] = static_cast<T>(acc[i - m0][j - n0]);
+    }
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_MATMUL
+
+// @section wrapper requires core capi
+#ifndef STAX_RT_WRAPPER
+#define STAX_RT_WRAPPER
+namespace {
+namespace stax_rt {
+
+// Alignment of the workspace and of every buffer in it.
+constexpr std::size_t kAlign = 64;
+
+// The call's scratch memory: the caller's buffer, or one allocated here and freed on return.
+class Workspace {
+ public:
+  Workspace(void* caller, std::size_t size) : base_(static_cast<unsigned char*>(caller)) {
+    if (base_ != nullptr || size == 0) return;
+    base_ = static_cast<unsigned char*>(::operator new(size, std::align_val_t(kAlign), std::nothrow));
+    owned_ = base_ != nullptr;
+    failed_ = base_ == nullptr;
+  }
+  ~Workspace() {
+    if (owned_) ::operator delete(base_, std::align_val_t(kAlign));
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  bool failed() const { return failed_; }
+  template <typename T> T* at(std::size_t offset) const { return reinterpret_cast<T*>(base_ + offset); }
+
+ private:
+  unsigned char* base_;
+  bool owned_ = false;
+  bool failed_ = false;
+};
+
+inline const char* strerror(int code) {
+  switch (code) {
+    case STAX_OK: return "success";
+    case STAX_ERR_DIV_BY_ZERO: return "integer division or remainder by zero";
+    case STAX_ERR_OUT_OF_MEMORY: return "cannot allocate the workspace";
+    case STAX_ERR_INVALID_ARGUMENT: return "invalid argument";
+  }
+  return "unknown error code";
+}
+
+inline const char* dtype_name(int dtype) {
+  switch (dtype) {
+    case STAX_FLOAT32: return "float32";
+    case STAX_FLOAT64: return "float64";
+    case STAX_INT32: return "int32";
+    case STAX_INT64: return "int64";
+    case STAX_BOOL: return "bool";
+  }
+  return "unknown dtype";
+}
+
+// What the compiled code expects of one tensor.
+struct TensorSpec {
+  const char* name;
+  int dtype;
+  int ndim;
+  const int64_t* shape;
+};
+
+inline void format_shape(char* out, std::size_t size, int ndim, const int64_t* shape) {
+  std::size_t used = 0;
+  used += static_cast<std::size_t>(std::snprintf(out, size, "["));
+  for (int d = 0; d < ndim && used < size; ++d)
+    used += static_cast<std::size_t>(std::snprintf(out + used, size - used, d ? ", %lld" : "%lld",
+                                                   static_cast<long long>(shape[d])));
+  if (used < size) std::snprintf(out + used, size - used, "]");
+}
+
+// Writes a one-line message into the caller's buffer (if any) and returns the error code.
+inline int reject(char* message, std::size_t message_size, const char* text) {
+  if (message != nullptr && message_size > 0) std::snprintf(message, message_size, "%s", text);
+  return STAX_ERR_INVALID_ARGUMENT;
+}
+
+// The chapter's assert_size_stride (§8.5): the caller's tensor must have exactly the dtype and
+// shape the code was compiled for, and dense row-major strides (the stride of a size-1
+// dimension is free). Returns STAX_OK or rejects with a message naming the tensor.
+inline int check_layout(const char* role, int index, const TensorSpec& spec, const void* data,
+                        const stax_layout& got, char* message, std::size_t message_size) {
+  char text[512], want[160], have[160];
+  if (data == nullptr) {
+    std::snprintf(text, sizeof text, "%s %d ('%s'): data pointer is NULL", role, index, spec.name);
+    return reject(message, message_size, text);
+  }
+  if (got.dtype != spec.dtype) {
+    std::snprintf(text, sizeof text, "%s %d ('%s'): expected dtype %s, got %s", role, index,
+                  spec.name, dtype_name(spec.dtype), dtype_name(got.dtype));
+    return reject(message, message_size, text);
+  }
+  bool same_shape = got.ndim == spec.ndim && (got.ndim == 0 || got.shape != nullptr);
+  for (int d = 0; same_shape && d < spec.ndim; ++d) same_shape = got.shape[d] == spec.shape[d];
+  if (!same_shape) {
+    format_shape(want, sizeof want, spec.ndim, spec.shape);
+    if (got.ndim < 0 || (got.ndim > 0 && got.shape == nullptr))
+      std::snprintf(have, sizeof have, "an invalid shape");
+    else
+      format_shape(have, sizeof have, got.ndim, got.shape);
+    std::snprintf(text, sizeof text, "%s %d ('%s'): expected shape %s, got %s", role, index,
+                  spec.name, want, have);
+    return reject(message, message_size, text);
+  }
+  if (got.strides == nullptr) return STAX_OK;
+  int64_t expected = 1;
+  for (int d = spec.ndim - 1; d >= 0; --d) {
+    if (spec.shape[d] != 1 && got.strides[d] != expected) {
+      std::snprintf(text, sizeof text,
+                    "%s %d ('%s'): stride %lld of dimension %d, expected %lld (dense row-major)",
+                    role, index, spec.name, static_cast<long long>(got.strides[d]), d,
+                    static_cast<long long>(expected));
+      return reject(message, message_size, text);
+    }
+    expected *= spec.shape[d];
+  }
+  return STAX_OK;
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_WRAPPER
+// @end-sections
