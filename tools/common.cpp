@@ -1,0 +1,32 @@
+// Options shared by several staxc commands.
+#include "commands.h"
+
+namespace stax::tools {
+
+void add_input_options(CLI::App& cmd, InputOptions& opts) {
+  cmd.add_option("--input", opts.inputs,
+                 "Use FILE.npy for the graph input NAME (repeatable); it must have the declared "
+                 "dtype and shape. Inputs not given are generated from the seed")
+      ->type_name("NAME=FILE.npy")
+      ->allow_extra_args(false);
+  cmd.add_option("--seed", opts.seed,
+                 "Seed of the generated inputs: floats standard normal, ints uniform in [-8, 8], "
+                 "bools a fair coin")
+      ->type_name("N")
+      ->capture_default_str();
+}
+
+std::vector<driver::InputFile> input_files(const InputOptions& opts) {
+  std::vector<driver::InputFile> files;
+  files.reserve(opts.inputs.size());
+  for (const std::string& spec : opts.inputs) files.push_back(driver::parse_input_spec(spec));
+  return files;
+}
+
+void add_model_argument(CLI::App& cmd, std::string& model) {
+  cmd.add_option("MODEL", model, "The graph: a JSON file in the stax graph format, version 1")
+      ->type_name("MODEL.json")
+      ->required();
+}
+
+}  // namespace stax::tools

@@ -1,0 +1,18 @@
+// The default command: `staxc MODEL.json -o OUT.cpp` means `staxc compile MODEL.json -o OUT.cpp`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace stax::tools {
+
+// The command-line words after the program name, with `default_command` put in front when the
+// first word is neither a subcommand of `app` nor one of app's own options (--help, --version).
+// Unchanged when there are no words. When `app` has no subcommand `default_command`, a
+// first word that is not an option and names no command is a UserError ("unknown command").
+std::vector<std::string> with_default_command(const CLI::App& app, std::vector<std::string> args,
+                                              const std::string& default_command);
+
+}  // namespace stax::tools
