@@ -1,1 +1,786 @@
+// Index expressions: nodes, order, hashing, the normal-form factories (range-free and
+// range-aware), bounds, evaluation, substitution and printing.
 #include "stax/ir/index.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "index_internal.h"
+#include "stax/support/error.h"
+
+namespace stax::ir {
+
+using detail::kNegInf;
+using detail::kPosInf;
+using detail::Poly;
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t d) {
+  int64_t q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) --q;
+  return q;
+}
+
+int64_t py_mod(int64_t a, int64_t d) {
+  int64_t r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+int kind_rank(IndexKind k) {
+  switch (k) {
+    case IndexKind::Const: return 0;
+    case IndexKind::Var: return 1;
+    case IndexKind::FloorDiv: return 2;
+    case IndexKind::Mod: return 3;
+    case IndexKind::Sum: return 4;
+  }
+  return 5;
+}
+
+// ---- saturating bound arithmetic (kPosInf / kNegInf are infinities) ----
+int64_t sat(__int128 v) {
+  if (v >= static_cast<__int128>(kPosInf)) return kPosInf;
+  if (v <= static_cast<__int128>(kNegInf)) return kNegInf;
+  return static_cast<int64_t>(v);
+}
+bool is_inf(int64_t v) { return v == kPosInf || v == kNegInf; }
+int64_t badd(int64_t a, int64_t b) {
+  if (a == kPosInf || b == kPosInf) return kPosInf;
+  if (a == kNegInf || b == kNegInf) return kNegInf;
+  return sat(static_cast<__int128>(a) + b);
+}
+int64_t bmul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (is_inf(a) || is_inf(b)) return ((a < 0) != (b < 0)) ? kNegInf : kPosInf;
+  return sat(static_cast<__int128>(a) * b);
+}
+int64_t bdiv(int64_t a, int64_t d) { return is_inf(a) ? a : floor_div(a, d); }
+
+Bounds bmul_interval(Bounds a, Bounds b) {
+  int64_t c[4] = {bmul(a.lo, b.lo), bmul(a.lo, b.hi), bmul(a.hi, b.lo), bmul(a.hi, b.hi)};
+  return Bounds{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+}
+
+bool finite(Bounds b) { return !is_inf(b.lo) && !is_inf(b.hi); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- nodes
+
+Index IndexBuilder::make(IndexNode node) {
+  std::size_t h = std::hash<int>()(static_cast<int>(node.kind));
+  switch (node.kind) {
+    case IndexKind::Const: h = mix(h, std::hash<int64_t>()(node.value)); break;
+    case IndexKind::Var:
+      h = mix(h, static_cast<std::size_t>(node.var.kind));
+      h = mix(h, std::hash<int32_t>()(node.var.id));
+      break;
+    case IndexKind::Sum:
+      for (const IndexTerm& t : node.terms) {
+        h = mix(h, std::hash<int64_t>()(t.coeff));
+        for (const Index& f : t.factors) h = mix(h, f.hash());
+      }
+      h = mix(h, std::hash<int64_t>()(node.value));
+      break;
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod:
+      h = mix(h, node.operand->hash());
+      h = mix(h, std::hash<int64_t>()(node.value));
+      break;
+  }
+  node.hash = h;
+  return Index(std::make_shared<const IndexNode>(std::move(node)));
+}
+
+Index::Index() {
+  static const Index zero = constant(0);
+  node_ = zero.node_;
+}
+
+Index Index::constant(int64_t value) {
+  IndexNode n;
+  n.kind = IndexKind::Const;
+  n.value = value;
+  return IndexBuilder::make(std::move(n));
+}
+
+Index Index::var(Var v) {
+  IndexNode n;
+  n.kind = IndexKind::Var;
+  n.var = v;
+  return IndexBuilder::make(std::move(n));
+}
+
+IndexKind Index::kind() const { return node_->kind; }
+
+int64_t Index::value() const {
+  STAX_ASSERT(kind() == IndexKind::Const, "value() of a non-constant index");
+  return node_->value;
+}
+
+Var Index::var() const {
+  STAX_ASSERT(kind() == IndexKind::Var, "var() of a non-variable index");
+  return node_->var;
+}
+
+const std::vector<IndexTerm>& Index::terms() const {
+  STAX_ASSERT(kind() == IndexKind::Sum, "terms() of a non-sum index");
+  return node_->terms;
+}
+
+int64_t Index::constant() const {
+  STAX_ASSERT(kind() == IndexKind::Sum, "constant() of a non-sum index");
+  return node_->value;
+}
+
+const Index& Index::operand() const {
+  STAX_ASSERT(kind() == IndexKind::FloorDiv || kind() == IndexKind::Mod,
+              "operand() of an index that is not // or %");
+  return *node_->operand;
+}
+
+int64_t Index::divisor() const {
+  STAX_ASSERT(kind() == IndexKind::FloorDiv || kind() == IndexKind::Mod,
+              "divisor() of an index that is not // or %");
+  return node_->value;
+}
+
+std::size_t Index::hash() const { return node_->hash; }
+
+bool Index::operator==(const Index& other) const {
+  if (node_ == other.node_) return true;
+  if (node_->hash != other.node_->hash) return false;
+  return (*this <=> other) == std::strong_ordering::equal;
+}
+
+std::strong_ordering Index::operator<=>(const Index& other) const {
+  if (node_ == other.node_) return std::strong_ordering::equal;
+  const IndexNode& a = *node_;
+  const IndexNode& b = *other.node_;
+  if (auto c = kind_rank(a.kind) <=> kind_rank(b.kind); c != 0) return c;
+  switch (a.kind) {
+    case IndexKind::Const: return a.value <=> b.value;
+    case IndexKind::Var: return a.var <=> b.var;
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod:
+      if (auto c = *a.operand <=> *b.operand; c != 0) return c;
+      return a.value <=> b.value;
+    case IndexKind::Sum: {
+      std::size_t n = std::min(a.terms.size(), b.terms.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        if (auto c = a.terms[i].factors <=> b.terms[i].factors; c != 0) return c;
+        if (auto c = a.terms[i].coeff <=> b.terms[i].coeff; c != 0) return c;
+      }
+      if (auto c = a.terms.size() <=> b.terms.size(); c != 0) return c;
+      return a.value <=> b.value;
+    }
+  }
+  return std::strong_ordering::equal;
+}
+
+std::string var_name(Var v) {
+  const char* prefix = "x";
+  switch (v.kind) {
+    case VarKind::X: prefix = "x"; break;
+    case VarKind::R: prefix = "r"; break;
+    case VarKind::C: prefix = "c"; break;
+  }
+  return prefix + std::to_string(v.id);
+}
+
+// ---------------------------------------------------------------- bounds
+
+namespace {
+
+Bounds bounds_impl(const Index& e, const VarRanges& ranges) {
+  switch (e.kind()) {
+    case IndexKind::Const: return Bounds{e.value(), e.value()};
+    case IndexKind::Var: {
+      auto it = ranges.find(e.var());
+      if (it == ranges.end()) return Bounds{0, kPosInf};
+      return Bounds{0, it->second - 1};
+    }
+    case IndexKind::Sum: {
+      Bounds total{e.constant(), e.constant()};
+      for (const IndexTerm& t : e.terms()) {
+        Bounds term{t.coeff, t.coeff};
+        for (const Index& f : t.factors) term = bmul_interval(term, bounds_impl(f, ranges));
+        total.lo = badd(total.lo, term.lo);
+        total.hi = badd(total.hi, term.hi);
+      }
+      return total;
+    }
+    case IndexKind::FloorDiv: {
+      Bounds b = bounds_impl(e.operand(), ranges);
+      return Bounds{bdiv(b.lo, e.divisor()), bdiv(b.hi, e.divisor())};
+    }
+    case IndexKind::Mod: {
+      int64_t d = e.divisor();
+      Bounds b = bounds_impl(e.operand(), ranges);
+      if (b.lo >= 0 && b.hi < d) return b;
+      if (finite(b) && floor_div(b.lo, d) == floor_div(b.hi, d))
+        return Bounds{py_mod(b.lo, d), py_mod(b.hi, d)};
+      return Bounds{0, d - 1};
+    }
+  }
+  return Bounds{kNegInf, kPosInf};
+}
+
+}  // namespace
+
+Bounds bounds(const Index& e, const VarRanges& ranges) { return bounds_impl(e, ranges); }
+
+// ---------------------------------------------------------------- polynomials
+
+namespace detail {
+
+Poly to_poly(const Index& e) {
+  Poly p;
+  switch (e.kind()) {
+    case IndexKind::Const: p.constant = e.value(); return p;
+    case IndexKind::Var:
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod: p.terms[{e}] = 1; return p;
+    case IndexKind::Sum:
+      for (const IndexTerm& t : e.terms()) p.terms[t.factors] = t.coeff;
+      p.constant = e.constant();
+      return p;
+  }
+  return p;
+}
+
+namespace {
+
+void add_scaled(Poly& p, const Poly& q, int64_t k) {
+  for (const auto& [f, c] : q.terms) p.terms[f] += c * k;
+  p.constant += q.constant * k;
+}
+
+void drop_zeros(Poly& p) {
+  std::erase_if(p.terms, [](const auto& kv) { return kv.second == 0; });
+}
+
+Index build(const Poly& p) {
+  if (p.terms.empty()) return Index::constant(p.constant);
+  if (p.terms.size() == 1 && p.constant == 0) {
+    const auto& [f, c] = *p.terms.begin();
+    if (c == 1 && f.size() == 1) return f[0];
+  }
+  IndexNode n;
+  n.kind = IndexKind::Sum;
+  n.value = p.constant;
+  for (const auto& [f, c] : p.terms) n.terms.push_back(IndexTerm{c, f});
+  return IndexBuilder::make(std::move(n));
+}
+
+bool single_mod(const std::vector<Index>& f) {
+  return f.size() == 1 && f[0].kind() == IndexKind::Mod;
+}
+
+// True when every non-constant term of `q`, scaled by k, is in `p` with exactly that
+// coefficient (and q has at least one such term).
+bool contains_scaled(const Poly& p, const Poly& q, int64_t k) {
+  if (q.terms.empty()) return false;
+  for (const auto& [f, c] : q.terms) {
+    auto it = p.terms.find(f);
+    if (it == p.terms.end() || it->second != c * k) return false;
+  }
+  return true;
+}
+
+// One application of the sum-level merges; false when none applies.
+//   (a) k*b*(y // b) + k*(y % b)              -> k*y
+//   (b) k*a*((y // a) % b) + k*(y % a)        -> k*(y % (a*b))
+bool merge_once(Poly& p, const VarRanges& ranges) {
+  for (const auto& [f, k] : p.terms) {
+    if (!single_mod(f)) continue;
+    const Index y = f[0].operand();
+    const int64_t b = f[0].divisor();
+    const Index fl = floordiv_in(y, b, ranges);
+    const Poly flp = to_poly(fl);
+    if (contains_scaled(p, flp, k * b)) {
+      const int64_t kk = k;
+      const std::vector<Index> key = f;
+      add_scaled(p, flp, -kk * b);
+      p.terms[key] -= kk;
+      add_scaled(p, to_poly(y), kk);
+      drop_zeros(p);
+      return true;
+    }
+    for (const auto& [f2, k2] : p.terms) {
+      if (!single_mod(f2) || k2 != k * b || !(f2[0].operand() == fl)) continue;
+      const int64_t kk = k;
+      const std::vector<Index> key = f, key2 = f2;
+      const Index merged = mod_in(y, b * f2[0].divisor(), ranges);
+      p.terms[key] -= kk;
+      p.terms[key2] -= kk * b;
+      add_scaled(p, to_poly(merged), kk);
+      drop_zeros(p);
+      return true;
+    }
+  }
+  return false;
+}
+
+Poly scaled(const Poly& p, int64_t k) {
+  Poly q;
+  add_scaled(q, p, k);
+  drop_zeros(q);
+  return q;
+}
+
+int64_t poly_gcd(const Poly& p, int64_t d) {
+  int64_t g = std::gcd(d, p.constant);
+  for (const auto& [f, c] : p.terms) g = std::gcd(g, c);
+  return g;
+}
+
+Poly divided(const Poly& p, int64_t g) {
+  Poly q;
+  for (const auto& [f, c] : p.terms) q.terms[f] = c / g;
+  q.constant = p.constant / g;
+  return q;
+}
+
+bool within(Bounds b, int64_t lo, int64_t hi) { return b.lo >= lo && b.hi <= hi; }
+
+// Splits r = g*S + R with g | d, g > 1, 0 <= R < g by the ranges, for the largest such g
+// taken among gcd(d, coefficient). Returns false when there is none.
+bool split_small_rest(const Poly& r, int64_t d, const VarRanges& ranges, int64_t& g_out,
+                      Poly& s_out, Poly& rest_out) {
+  std::vector<int64_t> candidates;
+  for (const auto& [f, c] : r.terms) {
+    int64_t g = std::gcd(d, c);
+    if (g > 1 && g < d) candidates.push_back(g);
+  }
+  std::sort(candidates.begin(), candidates.end(), std::greater<>());
+  for (int64_t g : candidates) {
+    Poly s, rest;
+    for (const auto& [f, c] : r.terms) {
+      if (c % g == 0) s.terms[f] = c / g;
+      else rest.terms[f] = c;
+    }
+    s.constant = floor_div(r.constant, g);
+    rest.constant = py_mod(r.constant, g);
+    if (s.terms.empty()) continue;
+    if (!within(bounds(build(rest), ranges), 0, g - 1)) continue;
+    g_out = g;
+    s_out = std::move(s);
+    rest_out = std::move(rest);
+    return true;
+  }
+  return false;
+}
+
+Index make_divmod(IndexKind kind, const Index& operand, int64_t d) {
+  IndexNode n;
+  n.kind = kind;
+  n.operand = operand;
+  n.value = d;
+  return IndexBuilder::make(std::move(n));
+}
+
+bool mul_overflows(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r);
+}
+
+}  // namespace
+
+Index from_poly(Poly p, const VarRanges& ranges) {
+  drop_zeros(p);
+  for (int guard = 0; guard < 64 && merge_once(p, ranges); ++guard) {
+  }
+  return build(p);
+}
+
+Index add_in(const Index& a, const Index& b, const VarRanges& ranges) {
+  if (a.is_const(0)) return b;
+  if (b.is_const(0)) return a;
+  Poly p = to_poly(a);
+  add_scaled(p, to_poly(b), 1);
+  return from_poly(std::move(p), ranges);
+}
+
+Index scale_in(const Index& a, int64_t c, const VarRanges& ranges) {
+  if (c == 1) return a;
+  if (c == 0) return Index::constant(0);
+  return from_poly(scaled(to_poly(a), c), ranges);
+}
+
+Index mul_in(const Index& a, const Index& b, const VarRanges& ranges) {
+  if (a.is_const()) return scale_in(b, a.value(), ranges);
+  if (b.is_const()) return scale_in(a, b.value(), ranges);
+  Poly pa = to_poly(a), pb = to_poly(b), p;
+  for (const auto& [fa, ca] : pa.terms) {
+    for (const auto& [fb, cb] : pb.terms) {
+      std::vector<Index> f = fa;
+      f.insert(f.end(), fb.begin(), fb.end());
+      std::sort(f.begin(), f.end());
+      p.terms[f] += ca * cb;
+    }
+    p.terms[fa] += ca * pb.constant;
+  }
+  for (const auto& [fb, cb] : pb.terms) p.terms[fb] += cb * pa.constant;
+  p.constant = pa.constant * pb.constant;
+  return from_poly(std::move(p), ranges);
+}
+
+Index floordiv_in(const Index& a, int64_t d, const VarRanges& ranges) {
+  STAX_ASSERT(d >= 1, "floordiv by a non-positive constant " + std::to_string(d));
+  if (d == 1) return a;
+  if (a.is_const()) return Index::constant(floor_div(a.value(), d));
+  // a = d*q + r: pull out terms whose coefficient is a multiple of d, and the constant's.
+  Poly p = to_poly(a), q, r;
+  for (const auto& [f, c] : p.terms) {
+    if (c % d == 0) q.terms[f] = c / d;
+    else r.terms[f] = c;
+  }
+  q.constant = floor_div(p.constant, d);
+  r.constant = py_mod(p.constant, d);
+  Index qi = from_poly(q, ranges);
+  if (r.terms.empty()) return qi;
+  // r // d is constant over the ranges.
+  {
+    Bounds b = bounds(build(r), ranges);
+    if (finite(b) && floor_div(b.lo, d) == floor_div(b.hi, d))
+      return add_in(qi, Index::constant(floor_div(b.lo, d)), ranges);
+  }
+  // Positive coefficients >= d split: c*t = d*(c/d)*t + (c%d)*t.
+  {
+    Poly q2, r2;
+    for (const auto& [f, c] : r.terms) {
+      if (c > d) {
+        q2.terms[f] = c / d;
+        r2.terms[f] = c % d;
+      } else {
+        r2.terms[f] = c;
+      }
+    }
+    r2.constant = r.constant;
+    drop_zeros(r2);
+    if (!q2.terms.empty()) return add_in(add_in(qi, from_poly(q2, ranges), ranges),
+                                         floordiv_in(from_poly(r2, ranges), d, ranges), ranges);
+  }
+  // Common factor: (g*a) // (g*d) = a // d.
+  if (int64_t g = poly_gcd(r, d); g > 1) {
+    return add_in(qi, floordiv_in(from_poly(divided(r, g), ranges), d / g, ranges), ranges);
+  }
+  // (g*S + R) // d = S // (d/g) when 0 <= R < g and g | d.
+  {
+    int64_t g = 0;
+    Poly s, rest;
+    if (split_small_rest(r, d, ranges, g, s, rest))
+      return add_in(qi, floordiv_in(from_poly(s, ranges), d / g, ranges), ranges);
+  }
+  Index ri = from_poly(r, ranges);
+  // (y // a + c) // d = (y + c*a) // (a*d), 0 <= c < d.
+  if (r.terms.size() == 1) {
+    const auto& [f, c] = *r.terms.begin();
+    if (c == 1 && f.size() == 1 && f[0].kind() == IndexKind::FloorDiv &&
+        !mul_overflows(f[0].divisor(), d)) {
+      const int64_t av = f[0].divisor();
+      Index num = add_in(f[0].operand(), Index::constant(r.constant * av), ranges);
+      return add_in(qi, floordiv_in(num, av * d, ranges), ranges);
+    }
+  }
+  // (y % m) // d = (y // d) % (m/d) when d | m.
+  if (ri.kind() == IndexKind::Mod && ri.divisor() % d == 0) {
+    Index inner = floordiv_in(ri.operand(), d, ranges);
+    return add_in(qi, mod_in(inner, ri.divisor() / d, ranges), ranges);
+  }
+  return add_in(qi, make_divmod(IndexKind::FloorDiv, ri, d), ranges);
+}
+
+Index mod_in(const Index& a, int64_t d, const VarRanges& ranges) {
+  STAX_ASSERT(d >= 1, "mod by a non-positive constant " + std::to_string(d));
+  if (d == 1) return Index::constant(0);
+  if (a.is_const()) return Index::constant(py_mod(a.value(), d));
+  // (d*q + r) % d = r % d.
+  Poly p = to_poly(a), r;
+  for (const auto& [f, c] : p.terms) {
+    if (c % d != 0) r.terms[f] = c;
+  }
+  r.constant = py_mod(p.constant, d);
+  if (r.terms.empty()) return Index::constant(r.constant);
+  {
+    Index ri = from_poly(r, ranges);
+    Bounds b = bounds(ri, ranges);
+    if (within(b, 0, d - 1)) return ri;
+    if (finite(b) && floor_div(b.lo, d) == floor_div(b.hi, d))
+      return add_in(ri, Index::constant(-d * floor_div(b.lo, d)), ranges);
+  }
+  // Positive coefficients reduce modulo d.
+  {
+    bool changed = false;
+    for (auto& [f, c] : r.terms) {
+      if (c > d) {
+        c %= d;
+        changed = true;
+      }
+    }
+    if (changed) {
+      drop_zeros(r);
+      return mod_in(from_poly(r, ranges), d, ranges);
+    }
+  }
+  // (g*a) % (g*d) = g * (a % d).
+  if (int64_t g = poly_gcd(r, d); g > 1)
+    return scale_in(mod_in(from_poly(divided(r, g), ranges), d / g, ranges), g, ranges);
+  // (g*S + R) % d = g*(S % (d/g)) + R when 0 <= R < g and g | d.
+  {
+    int64_t g = 0;
+    Poly s, rest;
+    if (split_small_rest(r, d, ranges, g, s, rest)) {
+      Index hi = scale_in(mod_in(from_poly(s, ranges), d / g, ranges), g, ranges);
+      return add_in(hi, from_poly(rest, ranges), ranges);
+    }
+  }
+  Index ri = from_poly(r, ranges);
+  // (y % m) % d = y % d when d | m.
+  if (ri.kind() == IndexKind::Mod && ri.divisor() % d == 0) return mod_in(ri.operand(), d, ranges);
+  return make_divmod(IndexKind::Mod, ri, d);
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- public factories
+
+namespace {
+const VarRanges& no_ranges() {
+  static const VarRanges empty;
+  return empty;
+}
+}  // namespace
+
+Index operator+(const Index& a, const Index& b) { return detail::add_in(a, b, no_ranges()); }
+Index operator-(const Index& a, const Index& b) {
+  return detail::add_in(a, detail::scale_in(b, -1, no_ranges()), no_ranges());
+}
+Index operator-(const Index& a) { return detail::scale_in(a, -1, no_ranges()); }
+Index operator*(const Index& a, const Index& b) { return detail::mul_in(a, b, no_ranges()); }
+Index operator+(const Index& a, int64_t c) { return a + Index::constant(c); }
+Index operator+(int64_t c, const Index& a) { return a + Index::constant(c); }
+Index operator-(const Index& a, int64_t c) { return a + Index::constant(-c); }
+Index operator-(int64_t c, const Index& a) { return Index::constant(c) - a; }
+Index operator*(const Index& a, int64_t c) { return detail::scale_in(a, c, no_ranges()); }
+Index operator*(int64_t c, const Index& a) { return detail::scale_in(a, c, no_ranges()); }
+Index floordiv(const Index& a, int64_t d) { return detail::floordiv_in(a, d, no_ranges()); }
+Index mod(const Index& a, int64_t d) { return detail::mod_in(a, d, no_ranges()); }
+
+// ---------------------------------------------------------------- queries
+
+int64_t evaluate(const Index& e, const std::function<int64_t(Var)>& value_of) {
+  switch (e.kind()) {
+    case IndexKind::Const: return e.value();
+    case IndexKind::Var: return value_of(e.var());
+    case IndexKind::Sum: {
+      int64_t total = e.constant();
+      for (const IndexTerm& t : e.terms()) {
+        int64_t prod = t.coeff;
+        for (const Index& f : t.factors) prod *= evaluate(f, value_of);
+        total += prod;
+      }
+      return total;
+    }
+    case IndexKind::FloorDiv: return floor_div(evaluate(e.operand(), value_of), e.divisor());
+    case IndexKind::Mod: return py_mod(evaluate(e.operand(), value_of), e.divisor());
+  }
+  return 0;
+}
+
+Index substitute(const Index& e, const std::map<Var, Index>& replacement) {
+  switch (e.kind()) {
+    case IndexKind::Const: return e;
+    case IndexKind::Var: {
+      auto it = replacement.find(e.var());
+      return it == replacement.end() ? e : it->second;
+    }
+    case IndexKind::Sum: {
+      Index total = Index::constant(e.constant());
+      for (const IndexTerm& t : e.terms()) {
+        Index prod = Index::constant(t.coeff);
+        for (const Index& f : t.factors) prod = prod * substitute(f, replacement);
+        total = total + prod;
+      }
+      return total;
+    }
+    case IndexKind::FloorDiv: return floordiv(substitute(e.operand(), replacement), e.divisor());
+    case IndexKind::Mod: return mod(substitute(e.operand(), replacement), e.divisor());
+  }
+  return e;
+}
+
+namespace {
+void collect_vars(const Index& e, std::vector<Var>& out) {
+  switch (e.kind()) {
+    case IndexKind::Const: return;
+    case IndexKind::Var: out.push_back(e.var()); return;
+    case IndexKind::Sum:
+      for (const IndexTerm& t : e.terms())
+        for (const Index& f : t.factors) collect_vars(f, out);
+      return;
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod: collect_vars(e.operand(), out); return;
+  }
+}
+}  // namespace
+
+std::vector<Var> free_vars(const Index& e) {
+  std::vector<Var> vars;
+  collect_vars(e, vars);
+  std::sort(vars.begin(), vars.end());
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  return vars;
+}
+
+bool uses_var(const Index& e, Var v) {
+  switch (e.kind()) {
+    case IndexKind::Const: return false;
+    case IndexKind::Var: return e.var() == v;
+    case IndexKind::Sum:
+      for (const IndexTerm& t : e.terms())
+        for (const Index& f : t.factors)
+          if (uses_var(f, v)) return true;
+      return false;
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod: return uses_var(e.operand(), v);
+  }
+  return false;
+}
+
+bool is_affine(const Index& e) {
+  switch (e.kind()) {
+    case IndexKind::Const:
+    case IndexKind::Var: return true;
+    case IndexKind::Sum:
+      return std::all_of(e.terms().begin(), e.terms().end(), [](const IndexTerm& t) {
+        return t.factors.size() == 1 && t.factors[0].kind() == IndexKind::Var;
+      });
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod: return false;
+  }
+  return false;
+}
+
+int64_t affine_coefficient(const Index& e, Var v) {
+  STAX_ASSERT(is_affine(e), "affine_coefficient of a non-affine index " + to_string(e));
+  if (e.kind() == IndexKind::Var) return e.var() == v ? 1 : 0;
+  if (e.kind() != IndexKind::Sum) return 0;
+  for (const IndexTerm& t : e.terms())
+    if (t.factors[0].var() == v) return t.coeff;
+  return 0;
+}
+
+int64_t affine_constant(const Index& e) {
+  STAX_ASSERT(is_affine(e), "affine_constant of a non-affine index " + to_string(e));
+  if (e.kind() == IndexKind::Const) return e.value();
+  if (e.kind() == IndexKind::Sum) return e.constant();
+  return 0;
+}
+
+Index flat_index(const std::vector<Index>& coords, const std::vector<int64_t>& shape) {
+  STAX_ASSERT(coords.size() == shape.size(), "flat_index: rank mismatch");
+  Index total = Index::constant(0);
+  int64_t stride = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    total = total + coords[k] * stride;
+    stride *= shape[k];
+  }
+  return total;
+}
+
+std::vector<Index> unflatten_index(const Index& flat, const std::vector<int64_t>& shape) {
+  std::vector<Index> coords(shape.size());
+  int64_t stride = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    Index c = floordiv(flat, stride);
+    coords[k] = k == 0 ? c : mod(c, shape[k]);
+    stride *= shape[k];
+  }
+  return coords;
+}
+
+// ---------------------------------------------------------------- printing
+
+namespace {
+
+void print(std::ostringstream& os, const Index& e);
+
+void print_atom_operand(std::ostringstream& os, const Index& e) {
+  if (e.kind() == IndexKind::Var || e.kind() == IndexKind::Const) {
+    print(os, e);
+    return;
+  }
+  os << '(';
+  print(os, e);
+  os << ')';
+}
+
+void print_factor(std::ostringstream& os, const Index& f) {
+  if (f.kind() == IndexKind::Var) {
+    print(os, f);
+    return;
+  }
+  os << '(';
+  print(os, f);
+  os << ')';
+}
+
+void print(std::ostringstream& os, const Index& e) {
+  switch (e.kind()) {
+    case IndexKind::Const: os << e.value(); return;
+    case IndexKind::Var: os << var_name(e.var()); return;
+    case IndexKind::FloorDiv:
+      print_atom_operand(os, e.operand());
+      os << " // " << e.divisor();
+      return;
+    case IndexKind::Mod:
+      print_atom_operand(os, e.operand());
+      os << " % " << e.divisor();
+      return;
+    case IndexKind::Sum: {
+      bool first = true;
+      for (const IndexTerm& t : e.terms()) {
+        int64_t c = t.coeff;
+        if (first) {
+          if (c < 0) os << '-';
+        } else {
+          os << (c < 0 ? " - " : " + ");
+        }
+        uint64_t mag = c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+        if (mag != 1) os << mag << '*';
+        const bool alone = mag == 1 && t.factors.size() == 1;
+        for (std::size_t i = 0; i < t.factors.size(); ++i) {
+          if (i) os << '*';
+          if (alone) print(os, t.factors[i]);
+          else print_factor(os, t.factors[i]);
+        }
+        first = false;
+      }
+      if (e.constant() != 0) {
+        int64_t c = e.constant();
+        uint64_t mag = c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+        os << (c < 0 ? " - " : " + ") << mag;
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string to_string(const Index& e) {
+  std::ostringstream os;
+  print(os, e);
+  return os.str();
+}
+
+}  // namespace stax::ir

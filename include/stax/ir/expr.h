@@ -119,8 +119,11 @@ std::vector<LoadRef> collect_loads(const Expr& root);
 // Number of distinct nodes (the "size" of a body).
 std::size_t node_count(const Expr& root);
 
+// Text of a constant: "float32(0.5)", "float64(-inf)", "int64(3)", "true".
+std::string constant_text(const Expr& constant);
+
 // One-line text of an expression with buffer names given by `buffer_name` (used by the
-// printer and by tests): "add(load(x, 128*x0 + x1), const<float32>(1))".
+// printer and by tests): "add(x[128*x0 + x1], float32(1))", "cast<int64>(y[x0])".
 std::string to_string(const Expr& e, const std::vector<std::string>& buffer_names);
 
 }  // namespace stax::ir

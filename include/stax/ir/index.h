@@ -14,6 +14,9 @@
 // expression is performed only where its mask holds), so C's `/` and `%` give the same values
 // there; `bounds()` proves non-negativity when a code generator wants to be sure.
 //
+// Loop variables are non-negative by definition (a variable ranges over [0, extent)); the
+// factories use that (x % 8 where x is a var stays, but (x % 4) % 8 is x % 4).
+//
 // Node kinds (IndexKind) and the normal form the factories maintain:
 //   Const     an int64 `value()`.
 //   Var       a loop variable `var()`.
@@ -123,6 +126,9 @@ Index operator-(const Index& a, const Index& b);
 Index operator-(const Index& a);
 Index operator*(const Index& a, const Index& b);
 Index operator+(const Index& a, int64_t c);
+Index operator+(int64_t c, const Index& a);
+Index operator-(const Index& a, int64_t c);
+Index operator-(int64_t c, const Index& a);
 Index operator*(const Index& a, int64_t c);
 Index operator*(int64_t c, const Index& a);
 Index floordiv(const Index& a, int64_t d);
@@ -143,6 +149,15 @@ int64_t affine_coefficient(const Index& e, Var v);
 // Constant addend of an affine expression (its value at all variables 0).
 int64_t affine_constant(const Index& e);
 
+// Inclusive bounds of an expression when every variable v ranges over [0, ranges[v]). Variables
+// are non-negative by definition; one absent from `ranges` is unbounded above (hi may then be
+// INT64_MAX, which stands for +infinity, as INT64_MIN does for -infinity).
+struct Bounds {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+Bounds bounds(const Index& e, const VarRanges& ranges);
+
 // Row-major flat index of `coords` in `shape` (coords.size() == shape.size();
 // 0 for a 0-d shape): sum coords[k] * stride[k].
 Index flat_index(const std::vector<Index>& coords, const std::vector<int64_t>& shape);
@@ -150,8 +165,9 @@ Index flat_index(const std::vector<Index>& coords, const std::vector<int64_t>& s
 // (the outermost one without the mod).
 std::vector<Index> unflatten_index(const Index& flat, const std::vector<int64_t>& shape);
 
-// Deterministic text: "128*x0 + x1", "(x0 + 3)//4", "x1 % 8", "-x0 + 63". Products print as
-// "x0*x1". Sums in the operand of // and % are parenthesized.
+// Deterministic text: "128*x0 + x1", "(x0 + 3) // 4", "x1 % 8", "(x0 // 4) % 16",
+// "-x0 + 63", "128*(x0 // 4)". Products print as "x0*x1". Operands of // and % that are not a
+// variable are parenthesized, and so are // and % atoms used as a factor.
 std::string to_string(const Index& e);
 
 }  // namespace stax::ir

@@ -10,14 +10,6 @@
 
 namespace stax::ir {
 
-// Inclusive bounds of an expression when every variable v ranges over [0, ranges[v]).
-// Variables absent from `ranges` are unbounded (the result may then be the int64 extremes).
-struct Bounds {
-  int64_t lo = 0;
-  int64_t hi = 0;
-};
-Bounds bounds(const Index& e, const VarRanges& ranges);
-
 // The canonical form under the given ranges. On top of the normal form of index.h:
 //   - a variable of extent 1 is 0;
 //   - a // d is folded to a constant when floor(lo/d) == floor(hi/d) (0 when 0 <= a < d);

@@ -1,0 +1,50 @@
+// Internals shared by index.cpp and simplify.cpp: the node layout and the range-aware
+// factories (the public factories are these with no ranges: every variable in [0, inf)).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "stax/ir/index.h"
+
+namespace stax::ir {
+
+class IndexNode {
+ public:
+  IndexKind kind = IndexKind::Const;
+  int64_t value = 0;  // Const: the value; Sum: the constant addend; FloorDiv/Mod: the divisor
+  Var var;            // Var
+  std::vector<IndexTerm> terms;  // Sum
+  std::optional<Index> operand;  // FloorDiv/Mod (optional: a default Index would recurse)
+  std::size_t hash = 0;
+};
+
+class IndexBuilder {
+ public:
+  static Index make(IndexNode node);
+};
+
+namespace detail {
+
+// A sum of terms keyed by their (sorted) factor lists, plus a constant.
+struct Poly {
+  std::map<std::vector<Index>, int64_t> terms;
+  int64_t constant = 0;
+};
+
+Poly to_poly(const Index& e);
+// Applies the sum-level merges under `ranges` and builds the normal form.
+Index from_poly(Poly p, const VarRanges& ranges);
+Index add_in(const Index& a, const Index& b, const VarRanges& ranges);
+Index scale_in(const Index& a, int64_t c, const VarRanges& ranges);
+Index mul_in(const Index& a, const Index& b, const VarRanges& ranges);
+Index floordiv_in(const Index& a, int64_t d, const VarRanges& ranges);
+Index mod_in(const Index& a, int64_t d, const VarRanges& ranges);
+
+constexpr int64_t kPosInf = INT64_MAX;
+constexpr int64_t kNegInf = INT64_MIN;
+
+}  // namespace detail
+}  // namespace stax::ir
