@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "stax/support/error.h"
+
 namespace stax::codegen {
 namespace {
 

@@ -30,6 +30,9 @@
 #include <new>
 #include <type_traits>
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <sleef.h>
 
 // @section capi
@@ -599,6 +602,102 @@ inline int check_layout(const char* role, int index, const TensorSpec& spec, con
     expected *= spec.shape[d];
   }
   return STAX_OK;
+}
+
+inline std::size_t dtype_size(int dtype) {
+  switch (dtype) {
+    case STAX_FLOAT32: return 4;
+    case STAX_FLOAT64: return 8;
+    case STAX_INT32: return 4;
+    case STAX_INT64: return 8;
+    case STAX_BOOL: return 1;
+  }
+  return 0;
+}
+
+inline std::size_t spec_bytes(const TensorSpec& spec) {
+  std::size_t n = dtype_size(spec.dtype);
+  for (int d = 0; d < spec.ndim; ++d) n *= static_cast<std::size_t>(spec.shape[d]);
+  return n;
+}
+
+// Metadata accessors of the C API: NULL or -1 for an index out of range.
+inline const TensorSpec* spec_at(const TensorSpec* specs, int count, int i) {
+  return (specs != nullptr && i >= 0 && i < count) ? &specs[i] : nullptr;
+}
+inline const char* spec_name(const TensorSpec* specs, int count, int i) {
+  const TensorSpec* s = spec_at(specs, count, i);
+  return s ? s->name : nullptr;
+}
+inline int spec_dtype(const TensorSpec* specs, int count, int i) {
+  const TensorSpec* s = spec_at(specs, count, i);
+  return s ? s->dtype : -1;
+}
+inline int spec_ndim(const TensorSpec* specs, int count, int i) {
+  const TensorSpec* s = spec_at(specs, count, i);
+  return s ? s->ndim : -1;
+}
+inline const int64_t* spec_shape(const TensorSpec* specs, int count, int i) {
+  const TensorSpec* s = spec_at(specs, count, i);
+  return s ? s->shape : nullptr;
+}
+
+inline bool overlap(const void* a, std::size_t a_size, const void* b, std::size_t b_size) {
+  const auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return pa < pb + b_size && pb < pa + a_size;
+}
+
+// Everything NAME_run_checked verifies before it runs: the counts, every tensor's layout
+// (check_layout), that no output overlaps an input or another output, and the workspace's
+// alignment. STAX_OK, or STAX_ERR_INVALID_ARGUMENT with a message.
+inline int check_call(const TensorSpec* in_specs, int n_in, const TensorSpec* out_specs, int n_out,
+                      int num_inputs, const void* const* inputs, const stax_layout* input_layouts,
+                      int num_outputs, void* const* outputs, const stax_layout* output_layouts,
+                      const void* workspace, char* message, std::size_t message_size) {
+  if (message != nullptr && message_size > 0) message[0] = '\0';
+  char text[256];
+  if (num_inputs != n_in || num_outputs != n_out) {
+    std::snprintf(text, sizeof text, "expected %d inputs and %d outputs, got %d and %d", n_in,
+                  n_out, num_inputs, num_outputs);
+    return reject(message, message_size, text);
+  }
+  if (n_in > 0 && (inputs == nullptr || input_layouts == nullptr))
+    return reject(message, message_size, "inputs or input_layouts is NULL");
+  if (outputs == nullptr || output_layouts == nullptr)
+    return reject(message, message_size, "outputs or output_layouts is NULL");
+  for (int i = 0; i < n_in; ++i) {
+    const int rc = check_layout("input", i, in_specs[i], inputs[i], input_layouts[i], message, message_size);
+    if (rc != STAX_OK) return rc;
+  }
+  for (int o = 0; o < n_out; ++o) {
+    const int rc = check_layout("output", o, out_specs[o], outputs[o], output_layouts[o], message, message_size);
+    if (rc != STAX_OK) return rc;
+  }
+  for (int o = 0; o < n_out; ++o) {
+    const std::size_t size = spec_bytes(out_specs[o]);
+    for (int i = 0; i < n_in; ++i) {
+      if (!overlap(outputs[o], size, inputs[i], spec_bytes(in_specs[i]))) continue;
+      std::snprintf(text, sizeof text, "output %d ('%s') overlaps input %d ('%s')", o,
+                    out_specs[o].name, i, in_specs[i].name);
+      return reject(message, message_size, text);
+    }
+    for (int p = 0; p < o; ++p) {
+      if (!overlap(outputs[o], size, outputs[p], spec_bytes(out_specs[p]))) continue;
+      std::snprintf(text, sizeof text, "output %d ('%s') overlaps output %d ('%s')", o,
+                    out_specs[o].name, p, out_specs[p].name);
+      return reject(message, message_size, text);
+    }
+  }
+  if (workspace != nullptr && reinterpret_cast<uintptr_t>(workspace) % kAlign != 0)
+    return reject(message, message_size, "workspace is not 64-byte aligned");
+  return STAX_OK;
+}
+
+// The message of a failed run (the code's description); the code is returned unchanged.
+inline int finish_call(int code, char* message, std::size_t message_size) {
+  if (code != STAX_OK && message != nullptr && message_size > 0)
+    std::snprintf(message, message_size, "%s", strerror(code));
+  return code;
 }
 
 }  // namespace stax_rt

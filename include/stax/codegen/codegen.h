@@ -1,0 +1,50 @@
+// C++ code generation (design.md, "CPU code" and "What the generated file looks like"): a lowered
+// program -> one standalone .cpp (the prelude sections it uses, its constants as static arrays,
+// one kernel per computed buffer, the wrapper and the C API) and, on request, a C header.
+//
+// The C API of a model NAME (the header documents each function):
+//   int NAME_run(const void* const* inputs, void* const* outputs, void* workspace);
+//   int NAME_run_checked(int num_inputs, const void* const* inputs, const stax_layout* input_layouts,
+//                        int num_outputs, void* const* outputs, const stax_layout* output_layouts,
+//                        void* workspace, char* message, size_t message_size);
+//   size_t NAME_workspace_size(void);   const char* NAME_strerror(int code);
+//   int NAME_num_inputs(void), NAME_num_outputs(void);
+//   const char* NAME_input_name(int i); int NAME_input_dtype(int i); int NAME_input_ndim(int i);
+//   const int64_t* NAME_input_shape(int i); and the same for outputs.
+// Everything else in the file has internal linkage (an anonymous namespace, a namespace per
+// model), so several generated files can be #included into one translation unit or linked into
+// one program. No mutable global state: calls are reentrant.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "stax/graph/graph.h"
+#include "stax/ir/program.h"
+
+namespace stax::codegen {
+
+struct CodegenOptions {
+  // The model's name, prefix of every C API symbol; empty: the graph's name. Must be a C
+  // identifier that is no keyword and does not start with '_' (UserError otherwise).
+  std::string name;
+};
+
+struct GeneratedCode {
+  std::string name;         // the model name used
+  std::string source;       // the .cpp
+  std::string header;       // the .h (C and C++)
+  std::size_t workspace_size = 0;  // bytes NAME_run needs as workspace (64-byte aligned)
+};
+
+// The workspace alignment every generated model asks for.
+constexpr std::size_t kWorkspaceAlignment = 64;
+
+// `p` is lower(g) (or a later stage's version of it). Deterministic: the same arguments give the
+// same bytes.
+GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts = {});
+
+// UserError unless `name` can prefix C symbols (see CodegenOptions::name).
+void check_model_name(const std::string& name);
+
+}  // namespace stax::codegen

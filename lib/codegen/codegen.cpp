@@ -1,0 +1,161 @@
+// generate(): the generated file, top to bottom (design.md, "What the generated file looks like").
+#include "stax/codegen/codegen.h"
+
+#include <set>
+
+#include "capi.h"
+#include "code_writer.h"
+#include "kernels.h"
+#include "model_layout.h"
+#include "stax/codegen/literals.h"
+#include "stax/codegen/mangle.h"
+#include "stax/codegen/prelude.h"
+#include "stax/support/error.h"
+
+namespace stax::codegen {
+
+namespace {
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s)
+    if (!alpha(c) && !digit(c)) return false;
+  return true;
+}
+
+void emit_constants(const ir::Program& p, const ModelLayout& m, CodeWriter& out) {
+  bool any = false;
+  for (const ir::Buffer& b : p.buffers) {
+    if (b.kind != ir::BufferKind::Constant) continue;
+    const std::string& name = m.names[static_cast<std::size_t>(b.id)];
+    out.line("// constant " + b.name + ": " + std::string(dtype_name(b.dtype)) + shape_str(b.shape));
+    out.line("alignas(64) const " + cxx_type(b.dtype) + " " + name + "[" + std::to_string(b.numel()) + "] = {");
+    out.line(array_elements(b.data, 2 * out.indent() + 4));
+    out.line("};");
+    any = true;
+  }
+  if (any) out.blank();
+}
+
+std::string pointer_expr(const ir::Program& p, const ModelLayout& m, ir::BufferId id) {
+  const ir::Buffer& b = p[id];
+  const BufferPlace& place = m.places[static_cast<std::size_t>(id)];
+  const std::string T = cxx_type(b.dtype);
+  switch (place.storage) {
+    case Storage::Input:
+      return "static_cast<const " + T + "*>(inputs[" + std::to_string(place.input_index) + "])";
+    case Storage::Output:
+      return "static_cast<" + T + "*>(outputs[" + std::to_string(place.output_index) + "])";
+    case Storage::Workspace: return "ws.at<" + T + ">(" + std::to_string(place.offset) + ")";
+    case Storage::Constant:
+    case Storage::Unused: break;
+  }
+  internal_error(__FILE__, __LINE__, "no pointer for buffer " + b.name);
+}
+
+// int run_model(inputs, outputs, workspace): pointers, kernels in order, output copies.
+void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<KernelCode>& kernels,
+              CodeWriter& out) {
+  out.line("// The wrapper (§8.5): buffer pointers, the kernels in order, then the outputs that no");
+  out.line("// kernel writes (inputs, constants and repeats) copied into place.");
+  out.open("int " + m.run_fn + "(const void* const* inputs, void* const* outputs, void* workspace)");
+  bool uses_inputs = false;
+  if (m.workspace_size > 0) {
+    out.line("stax_rt::Workspace ws(workspace, " + m.workspace_const + ");");
+    out.line("if (ws.failed()) return STAX_ERR_OUT_OF_MEMORY;");
+  } else {
+    out.line("(void)workspace;");
+  }
+  // Pointers of the buffers the kernels and copies use.
+  std::vector<bool> copied(p.buffers.size(), false);
+  for (const OutputCopy& c : m.copies) copied[static_cast<std::size_t>(c.from)] = true;
+  for (const ir::Buffer& b : p.buffers) {
+    const BufferPlace& place = m.places[static_cast<std::size_t>(b.id)];
+    if (place.storage == Storage::Constant) continue;
+    const bool needed = b.is_computed() || place.read || copied[static_cast<std::size_t>(b.id)];
+    if (!needed) continue;
+    const std::string T = cxx_type(b.dtype);
+    const bool is_input = place.storage == Storage::Input;
+    uses_inputs = uses_inputs || is_input;
+    out.line(std::string(is_input ? "const " : "") + T + "* const " + m.names[static_cast<std::size_t>(b.id)] +
+             " = " + pointer_expr(p, m, b.id) + ";");
+  }
+  if (!uses_inputs) out.line("(void)inputs;");
+  for (const KernelCode& k : kernels) {
+    std::string args;
+    for (ir::BufferId id : k.params) args += (args.empty() ? "" : ", ") + m.names[static_cast<std::size_t>(id)];
+    const std::string call = k.function + "(" + args + ")";
+    if (k.fallible) out.line("if (" + call + " != 0) return STAX_ERR_DIV_BY_ZERO;");
+    else out.line(call + ";");
+  }
+  for (const OutputCopy& c : m.copies) {
+    const ir::Buffer& b = p[c.from];
+    out.line("std::memcpy(outputs[" + std::to_string(c.output_index) + "], " +
+             m.names[static_cast<std::size_t>(c.from)] + ", sizeof(" + cxx_type(b.dtype) + ") * " +
+             std::to_string(b.numel()) + ");");
+  }
+  out.line("return STAX_OK;");
+  out.close();
+}
+
+}  // namespace
+
+void check_model_name(const std::string& name) {
+  const bool ok = is_c_identifier(name) && name[0] != '_' && name.find("__") == std::string::npos &&
+                  !is_keyword(name);
+  if (!ok)
+    throw UserError("model name '" + name +
+                    "' cannot prefix C symbols: it must be a C identifier that is no keyword, does "
+                    "not start with '_' and has no '__'");
+}
+
+GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts) {
+  GeneratedCode result;
+  result.name = opts.name.empty() ? g.name : opts.name;
+  check_model_name(result.name);
+  const ModelLayout m = layout_model(g, p, result.name);
+  result.workspace_size = m.workspace_size;
+
+  std::set<std::string> sections = {"core", "capi", "wrapper"};
+  std::vector<KernelCode> kernels;
+  for (const ir::Buffer& b : p.buffers)
+    if (b.is_computed())
+      kernels.push_back(emit_kernel(p, b, m.kernel_names[static_cast<std::size_t>(b.id)], m.names, sections));
+
+  CodeWriter body;
+  body.line("// ---- Model " + m.model + " ----");
+  body.open_namespace("");
+  body.open_namespace(m.ns);
+  body.blank();
+  body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
+  body.blank();
+  emit_constants(p, m, body);
+  for (const KernelCode& k : kernels) {
+    body.append(k.text);
+    body.blank();
+  }
+  emit_metadata(m, body);
+  emit_run(p, m, kernels, body);
+  body.blank();
+  body.close_namespace(m.ns);
+  body.close_namespace("");
+  body.blank();
+  emit_c_api(m, body);
+
+  std::string src;
+  src += "// Generated by staxc from the model '" + m.model + "'. Do not edit.\n";
+  src += "// Build: g++ -std=c++17 -O2 -march=native -fopenmp -c FILE.cpp; link with -lsleef -fopenmp.\n";
+  src += "// C API: " + m.model + "_run, " + m.model + "_run_checked, " + m.model +
+         "_workspace_size and the metadata functions at the end of this file.\n\n";
+  src += prelude_text(sections);
+  src += "\n";
+  src += body.str();
+  result.source = std::move(src);
+  result.header = header_text(m);
+  return result;
+}
+
+}  // namespace stax::codegen

@@ -1,0 +1,60 @@
+// Where each buffer of a program lives during a call of the generated wrapper, and the
+// identifiers the generated file uses. A plain bump layout of the workspace for now; memory
+// planning (reuse, in-place) replaces it in its own stage.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "stax/graph/graph.h"
+#include "stax/ir/program.h"
+
+namespace stax::codegen {
+
+enum class Storage : unsigned char {
+  Unused,     // a computed buffer not placed yet (never after layout_model)
+  Input,      // the caller's inputs[input_index]
+  Constant,   // a static array of the generated file
+  Output,     // the caller's outputs[output_index], written by its kernel
+  Workspace,  // offset `offset` of the workspace
+};
+
+struct BufferPlace {
+  Storage storage = Storage::Unused;
+  int input_index = -1;
+  int output_index = -1;
+  std::size_t offset = 0;
+  bool read = false;  // some kernel reads it
+};
+
+// An output that no kernel writes directly: a copy after the kernels ran.
+struct OutputCopy {
+  int output_index;
+  ir::BufferId from;
+};
+
+// One entry of the C API's input or output table.
+struct TensorInfo {
+  std::string name;  // the graph value's name
+  DType dtype;
+  Shape shape;
+};
+
+struct ModelLayout {
+  std::string model;                      // NAME
+  std::string ns;                         // the model's namespace
+  std::vector<std::string> names;         // identifier per buffer id
+  std::vector<std::string> kernel_names;  // per buffer id ("" when not computed)
+  std::vector<BufferPlace> places;        // per buffer id
+  std::vector<OutputCopy> copies;
+  std::vector<TensorInfo> inputs, outputs;
+  std::size_t workspace_size = 0;
+  // Identifiers of the wrapper's own globals (claimed before any value name).
+  std::string run_fn, workspace_const, input_specs, output_specs;
+  std::vector<std::string> input_shapes, output_shapes;
+};
+
+ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const std::string& model);
+
+}  // namespace stax::codegen
