@@ -1,0 +1,130 @@
+// Constant data: `data` (flat row-major list), `file` (raw little-endian bytes) or `fill`
+// (graph-format.md "Constants are typed strictly").
+#include "frontend_impl.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "stax/support/error.h"
+
+namespace stax::graph::detail {
+
+namespace {
+
+// Constants are baked into the generated code; anything larger is surely a mistake and would
+// only exhaust memory.
+constexpr int64_t kMaxConstantBytes = int64_t{1} << 30;
+
+// One element of `data` or the `fill` value, typed strictly.
+Scalar read_element(const Site& s, const Json& j, DType dt, const std::string& sub) {
+  switch (dt) {
+    case DType::Bool:
+      if (!j.is_bool()) s.fail(sub, "a bool constant takes true or false, got " + json_brief(j));
+      return Scalar::of_bool(j.b);
+    case DType::Int32:
+    case DType::Int64: {
+      if (!j.is_int() && !(j.kind == Json::Kind::Float && j.integer_token))
+        s.fail(sub, "an " + std::string(dtype_name(dt)) + " constant takes integers, got " +
+                        json_brief(j));
+      if (!j.is_int() || !scalar_fits(Scalar::of_int(j.i), dt))
+        s.fail(sub, "value " + j.text + " is out of the range of " + std::string(dtype_name(dt)));
+      return Scalar::of_int(j.i);
+    }
+    case DType::Float32:
+    case DType::Float64: {
+      if (j.is_bool())
+        s.fail(sub, "a float constant takes numbers, got " + json_brief(j));
+      double v = read_number(s, j, sub);
+      if (!scalar_fits(Scalar::of_float(v), dt))
+        s.fail(sub, "value " + j.text + " is out of the range of " + std::string(dtype_name(dt)));
+      return Scalar::of_float(v);
+    }
+  }
+  return Scalar{};
+}
+
+void store(Tensor& t, int64_t i, const Scalar& v) {
+  switch (v.kind) {
+    case Scalar::Kind::Bool: t.set_bool(i, v.b); return;
+    case Scalar::Kind::Int: t.set_int(i, v.i); return;
+    case Scalar::Kind::Float: t.set_double(i, v.f); return;
+  }
+}
+
+Tensor read_file(const Site& s, const std::string& name, DType dt, const Shape& shape,
+                 const std::string& base_dir) {
+  std::filesystem::path path = std::filesystem::path(base_dir) / name;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    s.fail(".file", "constant file '" + path.string() + "' does not exist or is not a file");
+  Tensor t(dt, shape);
+  auto expected = static_cast<std::uintmax_t>(t.nbytes());
+  std::uintmax_t actual = std::filesystem::file_size(path, ec);
+  if (ec) s.fail(".file", "cannot read constant file '" + path.string() + "'");
+  if (actual != expected)
+    s.fail(".file", "constant file '" + path.string() + "' has " + std::to_string(actual) +
+                        " bytes; " + std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
+                        std::to_string(expected) + (actual < expected ? " (file too short)" : ""));
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
+  if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
+    s.fail(".file", "cannot read " + std::to_string(expected) + " bytes from '" + path.string() + "'");
+  if (dt == DType::Bool) {
+    for (std::size_t i = 0; i < t.nbytes(); ++i)
+      if (t.data()[i] > 1)
+        s.fail(".file", "byte " + std::to_string(i) + " of bool constant file '" + path.string() +
+                            "' is " + std::to_string(t.data()[i]) + " (expected 0 or 1)");
+  }
+  // The file is little-endian, as is every machine staxc runs on (x86-64).
+  static_assert(std::endian::native == std::endian::little, "big-endian hosts are unsupported");
+  return t;
+}
+
+}  // namespace
+
+Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape& shape,
+                          const std::string& base_dir) {
+  const Json* data = obj.find("data");
+  const Json* file = obj.find("file");
+  const Json* fill = obj.find("fill");
+  if (data != nullptr && data->is_null()) data = nullptr;
+  if (file != nullptr && file->is_null()) file = nullptr;
+  if (fill != nullptr && fill->is_null()) fill = nullptr;
+  int given = (data != nullptr) + (file != nullptr) + (fill != nullptr);
+  if (given != 1)
+    s.fail("", std::string(given == 0 ? "missing" : "more than one of") +
+                   " 'data', 'file' or 'fill' (a constant takes exactly one)");
+
+  int64_t numel = shape_numel(shape);  // checked by the caller
+  int64_t bytes = numel * static_cast<int64_t>(dtype_size(dt));
+  if (bytes > kMaxConstantBytes)
+    s.fail(".shape", "constant of " + std::to_string(bytes) + " bytes is larger than the limit of " +
+                         std::to_string(kMaxConstantBytes) + " bytes");
+
+  if (file != nullptr) return read_file(s, read_string(s, *file, ".file"), dt, shape, base_dir);
+
+  Tensor t(dt, shape);
+  if (fill != nullptr) {
+    Scalar v = read_element(s, *fill, dt, ".fill");
+    for (int64_t i = 0; i < numel; ++i) store(t, i, v);
+    return t;
+  }
+  if (!data->is_array())
+    s.fail(".data", "expected a flat list of numbers or booleans, got " + json_brief(*data));
+  if (static_cast<int64_t>(data->items.size()) != numel)
+    s.fail(".data", "has " + std::to_string(data->items.size()) + " elements; " +
+                        std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
+                        std::to_string(numel));
+  for (int64_t i = 0; i < numel; ++i) {
+    std::string sub = ".data[" + std::to_string(i) + "]";
+    const Json& e = data->items[static_cast<std::size_t>(i)];
+    if (e.is_array()) s.fail(sub, "data is a flat row-major list, got a nested list");
+    store(t, i, read_element(s, e, dt, sub));
+  }
+  return t;
+}
+
+}  // namespace stax::graph::detail
