@@ -42,6 +42,9 @@ TEST(InterpJsonReduce, MeanProdAmaxAminAnyAll) {
                           R"({"name": "y", "op": "prod", "args": ["i"], "dim": -1})");
   EXPECT_EQ(p.dtype(), DType::Int64);
   EXPECT_EQ(ints(p), (std::vector<int64_t>{6, 120}));
+  EXPECT_EQ(doubles(eval_y({constant("f", "float64", "[2, 2]", "[1.5, -2, 0.5, 4]")},
+                           R"({"name": "y", "op": "prod", "args": ["f"], "dim": 0})")),
+            (std::vector<double>{0.75, -8}));
   const std::string n = constant("n", "float32", "[2, 2]", "[1, \"nan\", 3, -1]");
   EXPECT_TRUE(floats_near(eval_y({n}, R"({"name": "y", "op": "amax", "args": ["n"], "dim": 0})"), {3, kNan}));
   EXPECT_TRUE(floats_near(eval_y({n}, R"({"name": "y", "op": "amin", "args": ["n"], "dim": 0})"), {1, kNan}));
