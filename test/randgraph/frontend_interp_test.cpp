@@ -1,0 +1,187 @@
+// Random graphs through the front end and the reference interpreter. Every generated graph is
+// valid, so any rejection or failure is a bug in one of the two (or in the generator): the
+// failure message gives the seed and the JSON. The front end's inferred dtypes and shapes are
+// compared with the generator's own inference, and interpreting the graph with and without
+// expanded composites must agree.
+//
+// STAX_RANDOM_GRAPHS=N raises the number of graphs per profile (default 300).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "random_graph.h"
+#include "stax/graph/frontend.h"
+#include "stax/interp/interpreter.h"
+#include "stax/support/error.h"
+
+namespace stax::randgraph {
+namespace {
+
+int graph_count(int fallback) {
+  const char* env = std::getenv("STAX_RANDOM_GRAPHS");
+  if (env == nullptr) return fallback;
+  int n = std::atoi(env);
+  return n > 0 ? n : fallback;
+}
+
+uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Deterministic inputs in the ranges the generator assumes: floats roughly normal (a sum of
+// four uniforms, within +-3.5), ints in [-8, 8], bools a coin.
+Tensor make_input(DType dt, const Shape& shape, uint64_t seed, uint64_t stream) {
+  Tensor t(dt, shape);
+  uint64_t state = mix(seed * 1000003 + stream);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    state = mix(state);
+    if (is_floating(dt)) {
+      double s = 0;
+      for (int k = 0; k < 4; ++k) s += static_cast<double>((state >> (k * 16)) & 0xFFFF) / 65535.0;
+      t.set_double(i, (s - 2.0) * 1.7);
+    } else if (dt == DType::Bool) {
+      t.set_bool(i, (state >> 7) & 1);
+    } else {
+      t.set_int(i, static_cast<int64_t>(state % 17) - 8);
+    }
+  }
+  return t;
+}
+
+std::vector<Tensor> make_inputs(const graph::Graph& g, uint64_t seed) {
+  std::vector<Tensor> in;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const graph::Value& v = g[g.inputs[i]];
+    in.push_back(make_input(v.dtype, v.shape, seed, i));
+  }
+  return in;
+}
+
+// Differences between two results of the same graph (both in double precision underneath).
+std::string compare(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return "output count differs";
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].dtype() != b[k].dtype() || a[k].shape() != b[k].shape()) return "output " + std::to_string(k) + ": dtype/shape differs";
+    for (int64_t i = 0; i < a[k].numel(); ++i) {
+      double x = a[k].get_double(i), y = b[k].get_double(i);
+      if (std::isnan(x) && std::isnan(y)) continue;
+      if (x == y) continue;
+      double tol = is_floating(a[k].dtype()) ? 1e-5 * std::fabs(y) + 1e-5 : 0.0;
+      if (!(std::fabs(x - y) <= tol)) {
+        std::ostringstream os;
+        os << "output " << k << " element " << i << ": " << x << " vs " << y;
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+// Generator options per profile; each profile runs `graph_count` seeds.
+struct Profile {
+  const char* name;
+  RandomGraphOptions opt;
+};
+
+std::vector<Profile> profiles() {
+  std::vector<Profile> p;
+  p.push_back({"default", {}});
+  RandomGraphOptions tame;
+  tame.nonfinite = false;
+  p.push_back({"finite", tame});
+  RandomGraphOptions big;
+  big.max_nodes = 30;
+  big.max_numel = 400;
+  p.push_back({"big", big});
+  RandomGraphOptions f32;
+  f32.dtypes = {DType::Float32};
+  p.push_back({"float32", f32});
+  RandomGraphOptions ints;
+  ints.dtypes = {DType::Int32, DType::Int64, DType::Bool};
+  ints.zero_divisors = true;
+  p.push_back({"ints with zero divisors", ints});
+  return p;
+}
+
+void run_profile(const Profile& prof, int n, uint64_t base) {
+  int ran = 0, failed_at_runtime = 0;
+  for (uint64_t s = 0; s < static_cast<uint64_t>(n); ++s) {
+    uint64_t seed = base + s;
+    RandomGraph rg = random_graph(seed, prof.opt);
+    std::string stage = "parse_graph";
+    try {
+      graph::Graph g = graph::parse_graph(rg.json);
+      stage = "signatures";
+      for (const ValueSignature& v : rg.values) {
+        graph::ValueId id = g.find(v.name);
+        if (id == graph::kNoValue) {
+          ADD_FAILURE() << prof.name << " seed " << seed << ": value '" << v.name << "' missing\n" << rg.json;
+          continue;
+        }
+        const graph::Value& gv = g[id];
+        if (gv.dtype != v.dtype || gv.shape != v.shape)
+          ADD_FAILURE() << prof.name << " seed " << seed << ": value '" << v.name << "' is " << dtype_name(gv.dtype)
+                        << shape_str(gv.shape) << " for the front end, " << dtype_name(v.dtype) << shape_str(v.shape)
+                        << " for the generator\n" << rg.json;
+      }
+      stage = "interpret";
+      std::vector<Tensor> inputs = make_inputs(g, seed);
+      std::vector<Tensor> out;
+      try {
+        out = interp::interpret(g, inputs);
+      } catch (const RuntimeFailure& e) {
+        if (!rg.may_divide_by_zero) throw;
+        ++failed_at_runtime;
+        continue;
+      }
+      ++ran;
+      if (out.size() != g.outputs.size()) ADD_FAILURE() << prof.name << " seed " << seed << ": output count";
+      for (std::size_t k = 0; k < out.size() && k < g.outputs.size(); ++k) {
+        const graph::Value& ov = g[g.outputs[k]];
+        if (out[k].dtype() != ov.dtype || out[k].shape() != ov.shape)
+          ADD_FAILURE() << prof.name << " seed " << seed << ": output " << k << " is " << dtype_name(out[k].dtype())
+                        << shape_str(out[k].shape()) << ", declared " << dtype_name(ov.dtype) << shape_str(ov.shape);
+      }
+      // Tame values: with no inf/nan on purpose, every float output is finite and moderate.
+      if (!prof.opt.nonfinite) {
+        for (std::size_t k = 0; k < out.size(); ++k)
+          for (int64_t i = 0; i < out[k].numel(); ++i) {
+            double x = out[k].get_double(i);
+            if (!std::isfinite(x) || std::fabs(x) > 1e4 * 1.01) {
+              ADD_FAILURE() << prof.name << " seed " << seed << ": output " << k << " element " << i << " = " << x
+                            << " is not tame\n" << rg.json;
+              break;
+            }
+          }
+      }
+      stage = "expand_composites";
+      graph::Graph ex = graph::expand_composites(g);
+      std::vector<Tensor> out2 = interp::interpret(ex, inputs);
+      std::string diff = compare(out2, out);
+      if (!diff.empty())
+        ADD_FAILURE() << prof.name << " seed " << seed << ": expanded composites differ: " << diff << "\n" << rg.json;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << prof.name << " seed " << seed << ": " << stage << " threw: " << e.what() << "\n" << rg.json;
+    }
+  }
+  EXPECT_GT(ran, n / 2) << prof.name;
+  if (!prof.opt.zero_divisors) EXPECT_EQ(failed_at_runtime, 0);
+}
+
+TEST(RandomGraphs, FrontEndAcceptsAndInterpreterRuns) {
+  int n = graph_count(300);
+  uint64_t base = 0;
+  for (const Profile& p : profiles()) {
+    run_profile(p, n, base);
+    base += 100000;
+  }
+}
+
+}  // namespace
+}  // namespace stax::randgraph
