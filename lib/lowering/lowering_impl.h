@@ -1,0 +1,106 @@
+// The lowering pass's internal state, shared by its source files:
+//   lower.cpp        analysis (storage roots, users, liveness), materialization rules, the
+//                    main loop, inputs/constants/outputs
+//   elementwise.cpp  bodies of pointwise ops: elementwise, creation, cat, pad, and the
+//                    pointwise epilogues of mean/var/std/logsumexp
+//   views.cpp        the index rewrite of every view op
+//   reductions.cpp   reduction, scan and matmul buffers
+#pragma once
+
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "stax/graph/graph.h"
+#include "stax/ir/expr.h"
+#include "stax/ir/index.h"
+#include "stax/ir/program.h"
+
+namespace stax::lowering::detail {
+
+using graph::ValueId;
+using ir::BufferId;
+using ir::Expr;
+using ir::Index;
+using Coords = std::vector<Index>;
+
+// The state of building one buffer body: the loop ranges (for simplification), the values
+// already computed at given coordinates (so a value used twice is one shared node), and the
+// graph nodes computed inline (the buffer's origins).
+struct BodyCtx {
+  ir::VarRanges ranges;
+  std::map<std::pair<ValueId, Coords>, Expr> memo;
+  std::set<ValueId> origins;
+};
+
+class Lowerer {
+ public:
+  explicit Lowerer(const graph::Graph& g);
+  ir::Program run();
+
+  // ---- values at coordinates (lower.cpp)
+  // The value `v` at `coords` (one index per dim of v): a load when v is materialized, else
+  // its expression inlined. Memoized in ctx.
+  Expr value_at(ValueId v, const Coords& coords, BodyCtx& ctx);
+  // Argument k of node `n` at the node's coordinates, broadcast and cast to `dt` (a scalar
+  // literal becomes a constant of `dt`).
+  Expr arg_at(const graph::Value& n, std::size_t k, const Coords& coords, DType dt, BodyCtx& ctx);
+  // Follows view nodes from `v` down to the first non-view value, rewriting coordinates.
+  std::pair<ValueId, Coords> through_views(ValueId v, Coords coords, BodyCtx& ctx) const;
+
+  // ---- the pointwise expression of a node (elementwise.cpp); never a load of its own buffer
+  Expr compute_node(ValueId v, const Coords& coords, BodyCtx& ctx);
+
+  // ---- views (views.cpp): coordinates of the view's input for the view's coordinates
+  Coords view_input_coords(const graph::Value& view, const Coords& coords, const BodyCtx& ctx) const;
+
+  // ---- buffers (reductions.cpp)
+  void lower_reduction(ValueId v);
+  void lower_scan(ValueId v);
+  void lower_matmul(ValueId v);
+  // The input coordinates a reduction node reads for output vars x and reduction vars r.
+  Coords reduction_input_coords(const graph::Value& n) const;
+  // Row-major position of iteration (x..., r...) of a reduction node: what an identity read
+  // of its input computes.
+  Index reduction_iteration_index(const graph::Value& n, const ir::VarRanges& ranges) const;
+  ir::VarRanges reduction_ranges(const graph::Value& n) const;
+  bool is_real_reduction(const graph::Value& n) const;  // reduces at least one dim
+
+  // ---- buffer helpers (lower.cpp)
+  BufferId add_buffer(ir::Buffer b, const BodyCtx* ctx, ValueId origin);
+  // A Pointwise buffer holding value v (its own expression, or a copy of a view).
+  BufferId materialize(ValueId v);
+  static ir::VarRanges output_ranges(const Shape& shape);
+  static Coords output_coords(const Shape& shape);
+  Expr load_buffer(BufferId b, const Coords& coords, const Shape& shape, const BodyCtx& ctx) const;
+
+  const graph::Graph& g;
+  ir::Program prog;
+  std::vector<BufferId> buffer_of;          // per value: its materialized buffer, or -1
+  std::vector<std::vector<BufferId>> aux;   // per value: internal buffers (mean, var, logsumexp)
+
+ private:
+  void analyze();
+  bool should_materialize(ValueId v);
+  bool reads_through_identity(ValueId consumer, ValueId arg, ValueId root);
+  bool affine_through_views(ValueId arg, ValueId root);
+  BufferId output_buffer(ValueId v);
+
+  std::vector<ValueId> root_;                   // storage root through views
+  std::vector<std::vector<ValueId>> consumers_; // per root: distinct non-view consumers
+  std::vector<int> output_users_;               // per root: distinct outputs reading it
+  std::vector<bool> is_output_;
+  std::vector<bool> live_;
+};
+
+// Helpers shared by the source files.
+Expr scalar_const(const graph::Scalar& s, DType dt);
+bool is_view(const graph::Value& v);
+bool is_expensive(const Expr& body);  // CPU rule 1 (§6.6)
+// (x - sum / count)^2: the second pass of var/std.
+Expr var_deviation_squared(const Expr& x, const Expr& sum, double count);
+// exp(x - shift(max)): the second pass of logsumexp.
+Expr lse_exp_term(const Expr& x, const Expr& max);
+
+}  // namespace stax::lowering::detail
