@@ -18,28 +18,31 @@ namespace {
 // only exhaust memory.
 constexpr int64_t kMaxConstantBytes = int64_t{1} << 30;
 
-// One element of `data` or the `fill` value, typed strictly.
-Scalar read_element(const Site& s, const Json& j, DType dt, const std::string& sub) {
+// One element of `data` or the `fill` value, typed strictly. The path `sub_fn()` is built
+// only on error: `data` may hold millions of elements.
+template <typename SubFn>
+Scalar read_element(const Site& s, const Json& j, DType dt, SubFn sub_fn) {
+  if (j.is_array()) s.fail(sub_fn(), "data is a flat row-major list, got a nested list");
+  std::string dt_name(dtype_name(dt));
   switch (dt) {
     case DType::Bool:
-      if (!j.is_bool()) s.fail(sub, "a bool constant takes true or false, got " + json_brief(j));
+      if (!j.is_bool()) s.fail(sub_fn(), "a bool constant takes true or false, got " + json_brief(j));
       return Scalar::of_bool(j.b);
     case DType::Int32:
     case DType::Int64: {
-      if (!j.is_int() && !(j.kind == Json::Kind::Float && j.integer_token))
-        s.fail(sub, "an " + std::string(dtype_name(dt)) + " constant takes integers, got " +
-                        json_brief(j));
+      bool integer = j.is_int() || (j.kind == Json::Kind::Float && j.integer_token);
+      if (!integer) s.fail(sub_fn(), "an " + dt_name + " constant takes integers, got " + json_brief(j));
       if (!j.is_int() || !scalar_fits(Scalar::of_int(j.i), dt))
-        s.fail(sub, "value " + j.text + " is out of the range of " + std::string(dtype_name(dt)));
+        s.fail(sub_fn(), "value " + j.text + " is out of the range of " + dt_name);
       return Scalar::of_int(j.i);
     }
     case DType::Float32:
     case DType::Float64: {
-      if (j.is_bool())
-        s.fail(sub, "a float constant takes numbers, got " + json_brief(j));
-      double v = read_number(s, j, sub);
+      if (j.is_bool()) s.fail(sub_fn(), "a float constant takes numbers, got " + json_brief(j));
+      double v = j.is_number() ? (j.is_int() ? static_cast<double>(j.i) : j.f)
+                               : read_number(s, j, sub_fn());
       if (!scalar_fits(Scalar::of_float(v), dt))
-        s.fail(sub, "value " + j.text + " is out of the range of " + std::string(dtype_name(dt)));
+        s.fail(sub_fn(), "value " + j.text + " is out of the range of " + dt_name);
       return Scalar::of_float(v);
     }
   }
@@ -108,7 +111,7 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
 
   Tensor t(dt, shape);
   if (fill != nullptr) {
-    Scalar v = read_element(s, *fill, dt, ".fill");
+    Scalar v = read_element(s, *fill, dt, [] { return std::string(".fill"); });
     for (int64_t i = 0; i < numel; ++i) store(t, i, v);
     return t;
   }
@@ -119,10 +122,8 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
                         std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
                         std::to_string(numel));
   for (int64_t i = 0; i < numel; ++i) {
-    std::string sub = ".data[" + std::to_string(i) + "]";
-    const Json& e = data->items[static_cast<std::size_t>(i)];
-    if (e.is_array()) s.fail(sub, "data is a flat row-major list, got a nested list");
-    store(t, i, read_element(s, e, dt, sub));
+    auto sub = [i] { return ".data[" + std::to_string(i) + "]"; };
+    store(t, i, read_element(s, data->items[static_cast<std::size_t>(i)], dt, sub));
   }
   return t;
 }

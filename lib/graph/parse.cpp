@@ -113,8 +113,12 @@ std::string GraphReader::read_value_name(const Site& s, const Json& obj) {
 
 ValueId GraphReader::add_value(Value v) {
   auto id = static_cast<ValueId>(g_.values.size());
-  ids_.emplace(v.name, id);
-  defined_at_.emplace(v.name, v.path);
+  // Inline nodes cannot be named by the user ('#' is not in value names): only named values
+  // are found by name.
+  if (!v.anonymous) {
+    ids_.emplace(v.name, id);
+    defined_at_.emplace(v.name, v.path);
+  }
   g_.values.push_back(std::move(v));
   return id;
 }
@@ -193,7 +197,7 @@ void GraphReader::read_outputs(const Json& list) {
     std::string sub = index_path(".outputs", k);
     std::string name = read_string(top, list.items[k], sub);
     auto it = ids_.find(name);
-    if (it == ids_.end() || g_.values[static_cast<std::size_t>(it->second)].anonymous)
+    if (it == ids_.end())
       top.fail(sub, "output '" + name + "' names no input, constant or node");
     g_.outputs.push_back(it->second);
   }

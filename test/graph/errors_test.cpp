@@ -48,6 +48,10 @@ TEST(GraphErrors, WrongArity) {
 TEST(GraphErrors, UnknownName) {
   EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "exp", "args": ["z"]})"),
                      "nodes[0].args[0]", "unknown value 'z'");
+  // Inline nodes cannot be referred to by their internal names.
+  EXPECT_GRAPH_ERROR(doc("x:float32[4]", R"([{"name": "a", "op": "exp", "args": [{"op": "neg", "args": ["x"]}]},
+                                             {"name": "y", "op": "exp", "args": ["a#0"]}])"),
+                     "nodes[1].args[0]", "unknown value 'a#0'");
 }
 
 TEST(GraphErrors, DuplicateName) {

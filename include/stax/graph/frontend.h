@@ -12,6 +12,8 @@
 namespace stax::graph {
 
 // Reads and validates a graph file; constant `file`s are resolved relative to its folder.
+// A file that cannot be read is a UserError (an I/O error), not a GraphError. Errors inside an
+// inline node name the named node that contains it and the inline node's op and path.
 Graph load_graph(const std::filesystem::path& file);
 // Same, from text; `base_dir` resolves constant `file`s.
 Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
@@ -22,7 +24,9 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 // Composite-category node and computes the same outputs.
 Graph expand_composites(const Graph& g);
 
-// One line per value: "name: float32[64, 128] = op(args)" — what `staxc validate` prints.
+// One line per value: "name: float32[64, 128] = op(args, attr=value)" — what `staxc validate`
+// prints — between a first line "graph NAME" and a last line "outputs: a, b". Inputs read
+// "x: float32[64, 128] input", constants "w: float32[128] constant".
 std::string format_signature(const Graph& g);
 
 }  // namespace stax::graph

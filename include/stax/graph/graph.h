@@ -70,7 +70,8 @@ enum class RoundingMode : unsigned char { None, Trunc, Floor };
 // `-1` entries of shapes resolved. A field is meaningful only for the ops named beside it.
 struct Attrs {
   // Reductions: the reduced dims, sorted ascending, unique (all dims when `dim` was absent;
-  //   empty for a 0-d input). argmax/argmin: {dim}, or all dims when flattened (has_dim false).
+  //   empty for a 0-d input). argmax/argmin: {dim}, or all dims when flattened (has_dim false);
+  //   empty for a 0-d input.
   // permute: the permutation. transpose: the full permutation swapping dim0 and dim1.
   // squeeze: the dims actually removed (size-1 ones among those named), sorted.
   std::vector<int64_t> dims;
@@ -86,8 +87,11 @@ struct Attrs {
   Shape shape;              // reshape/expand/full: resolved output shape; flatten: output shape
   Shape normalized_shape;   // layer_norm, rms_norm (as a list)
   std::vector<int64_t> pad; // pad: as torch.nn.functional.pad (last dim first pairs)
+  // full.value, pad.value and clamp.min/max are converted to the kind of the result dtype
+  // (Float for float dtypes, Int for int dtypes, Bool for bool) and are in its range.
   Scalar value;             // full: the fill value; pad: the pad value
   std::optional<Scalar> min, max;  // clamp
+  // arange: as written (Int or Float kind); element i is start + i * step in `dtype`.
   Scalar arange_start = Scalar::of_int(0), arange_end, arange_step = Scalar::of_int(1);
   DType dtype = DType::Float32;    // to, full, arange: the result dtype (resolved)
   double negative_slope = 0.01;    // leaky_relu
@@ -101,7 +105,10 @@ enum class ValueKind : unsigned char { Input, Constant, Node };
 
 struct Value {
   ValueKind kind = ValueKind::Node;
-  std::string name;    // unique; anonymous (inline) nodes get "<parent>#<k>", never a valid user name
+  // Unique. Anonymous (inline) nodes get "<parent>#<k>", never a valid user name: <parent> is the
+  // enclosing named node, k counts its inline nodes in the order they are placed (just before
+  // it, nested ones first).
+  std::string name;
   bool anonymous = false;
   std::string path;    // JSON path of its definition: "inputs[0]", "nodes[3]", "nodes[3].args[1]"
   DType dtype = DType::Float32;
@@ -113,7 +120,11 @@ struct Value {
   Attrs attrs;
   // The dtype the op computes in: the promoted common dtype of its operands (float32 for float
   // math on ints); equals `dtype` except for predicates/comparisons (bool result) and
-  // reductions/casts whose result differs from their operand type.
+  // reductions/casts whose result differs from their operand type. Precisely:
+  //   comparisons, logical_*: the promoted operand dtype; isnan/isinf/isfinite, logical_not,
+  //   any/all, argmax/argmin: the input dtype; to: the source dtype; sum/prod/cumsum/cumprod:
+  //   the accumulation dtype, which is `dtype` (int64 for bool or int32 input); every other op:
+  //   `dtype`. Scalar literal arguments fit in the compute dtype (checked by the front end).
   DType compute_dtype = DType::Float32;
 
   // Constant only: the data, dtype and shape as declared.
