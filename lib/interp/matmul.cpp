@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "stax/support/error.h"
 
@@ -57,31 +58,58 @@ std::vector<int64_t> batch_offsets(const MatrixStack& m, const Shape& batch) {
   return view_offsets(broadcast_view(v, batch));
 }
 
-// out[b, i, j] = sum_k a[b, i, k] * w(k, j); `w_at(b_offset, k, j)` gives the rhs offset.
+// Every element of `t` as T (double for a floating tensor, int64 otherwise).
+template <typename T>
+std::vector<T> elements(const Tensor& t) {
+  std::vector<T> out(idx(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if constexpr (std::is_same_v<T, double>) {
+      out[idx(i)] = t.get_double(i);
+    } else {
+      out[idx(i)] = t.get_int(i);
+    }
+  }
+  return out;
+}
+
+// out[b, i, j] = sum_p a[b, i, p] * rhs(p, j), with `rhs_at(b_offset, p, j)` the rhs offset.
 // Floats accumulate in double, ints in wrapping int64.
-template <typename RhsAt>
-void matmul_into(Tensor& out, const Tensor& a, const std::vector<int64_t>& a_base,
-                 const Tensor& b, const std::vector<int64_t>& b_base, int64_t n, int64_t k,
-                 int64_t m, RhsAt rhs_at) {
-  const bool floating = is_floating(out.dtype());
+template <typename T, typename RhsAt>
+void matmul_typed(Tensor& out, const Tensor& a_t, const std::vector<int64_t>& a_base, const Tensor& b_t,
+                  const std::vector<int64_t>& b_base, int64_t n, int64_t k, int64_t m, RhsAt rhs_at) {
+  const std::vector<T> a = elements<T>(a_t);
+  const std::vector<T> b = elements<T>(b_t);
   int64_t o = 0;
   for (std::size_t bi = 0; bi < a_base.size(); ++bi) {
     for (int64_t i = 0; i < n; ++i) {
+      const T* row = a.data() + a_base[bi] + i * k;
       for (int64_t j = 0; j < m; ++j, ++o) {
-        if (floating) {
-          double acc = 0.0;
-          for (int64_t p = 0; p < k; ++p)
-            acc += a.get_double(a_base[bi] + i * k + p) * b.get_double(rhs_at(b_base[bi], p, j));
+        T acc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const T rhs = b[idx(rhs_at(b_base[bi], p, j))];
+          if constexpr (std::is_same_v<T, double>) {
+            acc += row[p] * rhs;
+          } else {
+            acc = wrapping_add(acc, wrapping_mul(row[p], rhs));
+          }
+        }
+        if constexpr (std::is_same_v<T, double>) {
           store_float(out, o, acc);
         } else {
-          int64_t acc = 0;
-          for (int64_t p = 0; p < k; ++p)
-            acc = wrapping_add(acc, wrapping_mul(a.get_int(a_base[bi] + i * k + p),
-                                                 b.get_int(rhs_at(b_base[bi], p, j))));
           store_int(out, o, acc);
         }
       }
     }
+  }
+}
+
+template <typename RhsAt>
+void matmul_into(Tensor& out, const Tensor& a, const std::vector<int64_t>& a_base, const Tensor& b,
+                 const std::vector<int64_t>& b_base, int64_t n, int64_t k, int64_t m, RhsAt rhs_at) {
+  if (is_floating(out.dtype())) {
+    matmul_typed<double>(out, a, a_base, b, b_base, n, k, m, rhs_at);
+  } else {
+    matmul_typed<int64_t>(out, a, a_base, b, b_base, n, k, m, rhs_at);
   }
 }
 
