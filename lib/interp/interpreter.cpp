@@ -212,9 +212,12 @@ using graph::Value;
 #undef INT2
 
 void check_inputs(const graph::Graph& g, const std::vector<Tensor>& inputs) {
-  if (inputs.size() != g.inputs.size())
+  if (inputs.size() != g.inputs.size()) {
+    std::string names;
+    for (graph::ValueId id : g.inputs) names += (names.empty() ? "" : ", ") + g[id].name;
     throw UserError("graph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
-                    " input(s), got " + std::to_string(inputs.size()));
+                    " input(s) (" + names + "), got " + std::to_string(inputs.size()));
+  }
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Value& v = g[g.inputs[k]];
     const Tensor& t = inputs[k];
