@@ -202,6 +202,12 @@ TEST(InterpJsonBinary, MaximumMinimumAndBitwise) {
                                        constant("b", "float32", "[3]", "[0, 5, -1]")};
   EXPECT_TRUE(floats_near(eval_y(cs, R"({"name": "y", "op": "maximum", "args": ["a", "b"]})"), {1, kNan, -1}));
   EXPECT_TRUE(floats_near(eval_y(cs, R"({"name": "y", "op": "minimum", "args": ["a", "b"]})"), {0, kNan, -2}));
+  const std::vector<std::string> bs = {constant("p", "bool", "[4]", "[false, false, true, true]"),
+                                       constant("q", "bool", "[4]", "[false, true, false, true]")};
+  const Tensor bmax = eval_y(bs, R"({"name": "y", "op": "maximum", "args": ["p", "q"]})");
+  EXPECT_EQ(bmax.dtype(), DType::Bool);
+  EXPECT_EQ(ints(bmax), (std::vector<int64_t>{0, 1, 1, 1}));
+  EXPECT_EQ(ints(eval_y(bs, R"({"name": "y", "op": "minimum", "args": ["p", "q"]})")), (std::vector<int64_t>{0, 0, 0, 1}));
   const std::vector<std::string> is = {constant("a", "int32", "[3]", "[12, -1, 5]"),
                                        constant("b", "int64", "[3]", "[10, 6, -3]")};
   const Tensor band = eval_y(is, R"({"name": "y", "op": "bitwise_and", "args": ["a", "b"]})");
@@ -243,6 +249,11 @@ TEST(InterpJsonWhereTo, WhereAndCasts) {
   EXPECT_EQ(ints(wi), (std::vector<int64_t>{1, -1, 3}));
   EXPECT_EQ(ints(eval_y(cs, R"({"name": "y", "op": "where", "args": [{"op": "gt", "args": ["x", 1]}, "x", 0]})")),
             (std::vector<int64_t>{0, 2, 3}));
+  const Tensor wb = eval_y({constant("c", "bool", "[3]", "[true, false, true]"), constant("a", "float64", "[2, 1]", "[1, 2]")},
+                           R"({"name": "y", "op": "where", "args": ["c", "a", -1]})");
+  EXPECT_EQ(wb.shape(), (Shape{2, 3}));
+  EXPECT_EQ(doubles(wb), (std::vector<double>{1, -1, 1, 2, -1, 2}));
+  EXPECT_EQ(doubles(eval_y(cs, R"({"name": "y", "op": "where", "args": [false, "f", 0.5]})")), (std::vector<double>{0.5, 0.5}));
   const Tensor ti = eval_y(cs, R"({"name": "y", "op": "to", "args": ["f"], "dtype": "int32"})");
   EXPECT_EQ(ti.dtype(), DType::Int32);
   EXPECT_EQ(ints(ti), (std::vector<int64_t>{2, -2}));
