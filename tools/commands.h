@@ -25,6 +25,9 @@ enum ExitCode : int {
 
 void add_interpret_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_compile_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 
 // ---- Pieces shared by commands ----
 

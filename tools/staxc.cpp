@@ -24,8 +24,11 @@ struct CommandEntry {
 
 // The commands, in the order --help lists them.
 const CommandEntry kCommands[] = {
+    {stax::tools::add_compile_command, "staxc samples/softmax.json -o softmax.cpp --header softmax.h"},
     {stax::tools::add_validate_command, "staxc validate samples/softmax.json"},
     {stax::tools::add_interpret_command, "staxc interpret samples/softmax.json --output-dir out/softmax"},
+    {stax::tools::add_run_command, "staxc run samples/softmax.json --output-dir out/softmax"},
+    {stax::tools::add_check_command, "staxc check samples/softmax.json --seed 3"},
 };
 
 // `staxc MODEL.json ...` is `staxc compile MODEL.json ...` (once that command is registered).

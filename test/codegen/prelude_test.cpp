@@ -104,13 +104,17 @@ TEST(Prelude, IntegerPower) {
 TEST(Prelude, CastsNeverHitUndefinedBehaviour) {
   EXPECT_EQ(stax_rt::cast<int32_t>(3.7f), 3);
   EXPECT_EQ(stax_rt::cast<int32_t>(-3.7), -3);
-  EXPECT_EQ(stax_rt::cast<int32_t>(kNaNf), kI32Min);
-  EXPECT_EQ(stax_rt::cast<int32_t>(kInff), kI32Min);
-  EXPECT_EQ(stax_rt::cast<int32_t>(3e9), kI32Min);
+  EXPECT_EQ(stax_rt::cast<int32_t>(kNaNf), 0);
+  EXPECT_EQ(stax_rt::cast<int32_t>(kInff), kI32Max);
+  EXPECT_EQ(stax_rt::cast<int32_t>(-kInff), kI32Min);
+  EXPECT_EQ(stax_rt::cast<int32_t>(3e9), kI32Max);
+  EXPECT_EQ(stax_rt::cast<int32_t>(-3e9f), kI32Min);
+  EXPECT_EQ(stax_rt::cast<int32_t>(2147483647.9), kI32Max);
   EXPECT_EQ(stax_rt::cast<int32_t>(2147483647.0), kI32Max);
   EXPECT_EQ(stax_rt::cast<int32_t>(-2147483648.0), kI32Min);
   EXPECT_EQ(stax_rt::cast<int64_t>(-kInf), kI64Min);
-  EXPECT_EQ(stax_rt::cast<int64_t>(9.3e18f), kI64Min);
+  EXPECT_EQ(stax_rt::cast<int64_t>(9.3e18f), kI64Max);
+  EXPECT_EQ(stax_rt::cast<int64_t>(-kNaN), 0);
   EXPECT_EQ(stax_rt::cast<int64_t>(-9.2e18), static_cast<int64_t>(-9.2e18));
   EXPECT_EQ(stax_rt::cast<int32_t>(int64_t{4294967297}), 1);  // wraps
   EXPECT_EQ(stax_rt::cast<int32_t>(int64_t{-1}), -1);

@@ -162,8 +162,9 @@ template <typename T> inline T bitwise_not(T x) {
 template <typename T> inline bool truthy(T x) { return x != T(0); }
 
 // Conversion with PyTorch's meaning and no UB: to bool is `!= 0` (NaN is true); from bool is
-// 0/1; int to narrower int wraps; a float that is NaN, infinite or outside the integer range
-// gives the integer's lowest value (what x86's cvtt* instructions give), in range truncates.
+// 0/1; int to narrower int wraps; float to int truncates toward zero, and where PyTorch leaves
+// the value unspecified (NaN, infinities, out of range) it saturates and NaN gives 0 (the
+// reference interpreter's choice, so the two agree).
 template <typename To, typename From> inline To cast(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
@@ -176,7 +177,9 @@ template <typename To, typename From> inline To cast(From x) {
     constexpr double lo = -static_cast<double>(std::numeric_limits<To>::max()) - 1.0;
     constexpr double hi = static_cast<double>(std::numeric_limits<To>::max()) + 1.0;
     const double d = static_cast<double>(x);
-    if (!(d >= lo && d < hi)) return std::numeric_limits<To>::lowest();
+    if (d != d) return 0;
+    if (d < lo) return std::numeric_limits<To>::lowest();
+    if (d >= hi) return std::numeric_limits<To>::max();
     return static_cast<To>(x);
   } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
     return static_cast<To>(static_cast<std::make_unsigned_t<To>>(x));

@@ -1,0 +1,37 @@
+// `staxc compile`: a model file -> the generated .cpp (and header), through the whole pipeline
+// (design.md, "Pipeline"): load and validate, expand composites, lower, generate.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "stax/codegen/codegen.h"
+#include "stax/graph/graph.h"
+#include "stax/ir/program.h"
+
+namespace stax::driver {
+
+struct CompileOptions {
+  std::string name;                 // --name: the model's symbol prefix (default: the graph's name)
+  std::filesystem::path dump_ir;    // --dump-ir FILE: the lowered program as text (empty: none)
+};
+
+struct CompiledModel {
+  graph::Graph graph;               // as loaded (what `interpret` evaluates)
+  ir::Program program;              // lowered
+  codegen::GeneratedCode code;
+};
+
+// The pipeline on a loaded graph. --dump-ir is written (atomically) before code generation, so
+// it is there to read when generation fails.
+CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
+
+// load_model + compile_graph.
+CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {});
+
+// Writes the .cpp and, when `header` is not empty, the header (each atomically; "-" as `source`
+// writes the .cpp to stdout).
+void write_generated(const codegen::GeneratedCode& code, const std::filesystem::path& source,
+                     const std::filesystem::path& header);
+
+}  // namespace stax::driver

@@ -1,0 +1,28 @@
+// Options shared by the commands that generate code (compile, run, check).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "stax/driver/build.h"
+#include "stax/driver/compile.h"
+
+namespace stax::tools {
+
+// --name NAME and --dump-ir FILE.
+struct GenerateOptions {
+  std::string name;
+  std::string dump_ir;
+  driver::CompileOptions compile_options() const;
+};
+void add_generate_options(CLI::App& cmd, GenerateOptions& opts);
+
+// --cxxflags FLAGS (the compiler itself comes from $CXX).
+struct CompilerOptions {
+  std::string cxxflags;
+  driver::BuildOptions build_options() const;
+};
+void add_compiler_options(CLI::App& cmd, CompilerOptions& opts);
+
+}  // namespace stax::tools
