@@ -29,6 +29,7 @@ CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::s
   }
   if (interp_error && generated_error) {
     report.passed = true;
+    report.runtime_error = true;
     report.lines.push_back("both report a run-time error: the interpreter: " + *interp_error +
                            "; " + *generated_error);
     return report;

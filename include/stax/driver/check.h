@@ -19,6 +19,7 @@ std::vector<Tensor> run_generated(const CompiledModel& m, const std::vector<Tens
 
 struct CheckReport {
   bool passed = false;
+  bool runtime_error = false;  // both sides reported a run-time error (and so `passed`)
   // One line per output ("y: float32[4] ok, max abs error ..."), or one line saying that both
   // sides report an integer division by zero, or which side alone failed.
   std::vector<std::string> lines;

@@ -198,25 +198,53 @@ template <typename To, typename From> inline To cast(From x) {
 namespace {
 namespace stax_rt {
 
-// Division with rounding and Python-style remainder. Integer versions set `err` on a zero
-// divisor and return 0; INT_MIN / -1 wraps to INT_MIN (never traps). Float versions follow
-// IEEE (a zero divisor gives inf or nan) and PyTorch's c10 formulas.
+// Division with rounding and Python-style remainder. Float versions (two arguments) follow IEEE
+// (a zero divisor gives inf or nan) and PyTorch's c10 formulas. Integer versions take the error
+// flag: a zero divisor sets `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never traps).
+template <typename T> inline T div_trunc(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return std::trunc(a / b);
+}
+
+template <typename T> inline T div_floor(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T(0.5)) floordiv += T(1);
+  return floordiv;
+}
+
+// torch.remainder: the result has the sign of the divisor.
+template <typename T> inline T remainder(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer remainder takes the error flag");
+  T mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
 template <typename T> inline T div_trunc(T a, T b, int& err) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return div_trunc(a, b);
+  } else {
     if (b == 0) {
       err = 1;
       return 0;
     }
     if (b == T(-1)) return neg(a);
     return static_cast<T>(a / b);
-  } else {
-    (void)err;
-    return std::trunc(a / b);
   }
 }
 
 template <typename T> inline T div_floor(T a, T b, int& err) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return div_floor(a, b);
+  } else {
     if (b == 0) {
       err = 1;
       return 0;
@@ -226,22 +254,14 @@ template <typename T> inline T div_floor(T a, T b, int& err) {
     const T r = static_cast<T>(a % b);
     if (r != 0 && ((r < 0) != (b < 0))) --q;
     return q;
-  } else {
-    (void)err;
-    if (b == 0) return a / b;
-    const T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
-    if (div == 0) return std::copysign(T(0), a / b);
-    T floordiv = std::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += T(1);
-    return floordiv;
   }
 }
 
-// torch.remainder: the result has the sign of the divisor.
 template <typename T> inline T remainder(T a, T b, int& err) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return remainder(a, b);
+  } else {
     if (b == 0) {
       err = 1;
       return 0;
@@ -250,11 +270,6 @@ template <typename T> inline T remainder(T a, T b, int& err) {
     T r = static_cast<T>(a % b);
     if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
     return r;
-  } else {
-    (void)err;
-    T mod = std::fmod(a, b);
-    if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
-    return mod;
   }
 }
 

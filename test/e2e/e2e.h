@@ -1,0 +1,52 @@
+// End-to-end test support: graphs compiled to C++, many per translation unit, built with the
+// system compiler (warnings are errors), run through their C API and compared with the
+// reference interpreter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stax/driver/build.h"
+#include "stax/driver/compare.h"
+
+namespace stax::e2e {
+
+// float32 results must be within rtol 1e-5 and atol 1e-6 of the interpreter (which computes in
+// double); ints and bools exact. Cases that need more say so and why.
+constexpr driver::Tolerance kDefaultTolerance{1e-5, 1e-6};
+
+enum class Expect : unsigned char {
+  Match,       // every output within tolerance
+  DivByZero,   // both the interpreter and the generated code report an integer division by zero
+};
+
+struct Case {
+  std::string name;
+  std::string json;  // the graph (compiled under a name unique in its group)
+  driver::Tolerance tol = kDefaultTolerance;
+  Expect expect = Expect::Match;
+  // Replace 0 in generated int inputs by 1 (cases that divide by an input).
+  bool nonzero_ints = false;
+  uint64_t seed = 1;
+};
+
+// Flags for the suite: quick to build, and the generated code must be warning-free.
+std::vector<std::string> suite_cxxflags();
+
+// Compiles every case, builds them all into one program, and checks each against the
+// interpreter; failures are reported through GoogleTest, naming the case. Returns the number of
+// cases compiled and checked.
+std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags = suite_cxxflags());
+
+// True when the front end accepts the graph (to build tables over ops x dtypes and keep the
+// combinations PyTorch allows).
+bool accepted(const std::string& json);
+
+// A graph document with the given inputs, nodes and outputs (each a JSON fragment).
+// input("x", "float32", "[3, 4]") -> {"name": "x", "dtype": "float32", "shape": [3, 4]}
+std::string input(const std::string& name, const std::string& dtype, const std::string& shape);
+std::string graph(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
+                  const std::vector<std::string>& outputs, const std::vector<std::string>& constants = {});
+
+}  // namespace stax::e2e
