@@ -55,8 +55,7 @@ void run_interpret(const InterpretOptions& opts) {
 void add_interpret_command(CLI::App& app) {
   auto opts = std::make_shared<InterpretOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "interpret", "Evaluate a graph with the reference interpreter (double precision for "
-                   "floats) and write its inputs and outputs as .npy files");
+      "interpret", "Evaluate a graph with the reference interpreter; write .npy files");
   add_model_argument(*cmd, opts->model);
   add_input_options(*cmd, opts->inputs);
   cmd->add_option("--output-dir", opts->output_dir,
@@ -65,6 +64,9 @@ void add_interpret_command(CLI::App& app) {
       ->type_name("DIR")
       ->required();
   cmd->footer(
+      "The reference interpreter computes floating point in double and rounds each value to\n"
+      "its dtype.\n"
+      "\n"
       "Nothing is written when the graph is invalid (exit 2) or the evaluation fails, e.g. on\n"
       "an integer division by zero (exit 3).\n"
       "\n"

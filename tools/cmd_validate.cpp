@@ -26,8 +26,7 @@ void run_validate(const ValidateOptions& opts) {
 void add_validate_command(CLI::App& app) {
   auto opts = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "validate", "Check a graph against the format and print the inferred dtype and shape of "
-                  "every value (inputs, constants, nodes), one per line");
+      "validate", "Check a graph; print the dtype and shape of every value");
   add_model_argument(*cmd, opts->model);
   cmd->footer(
       "Prints lines such as 'y: float32[64, 128] = div(e, s)'. An invalid graph prints one\n"

@@ -1,6 +1,8 @@
 // Options shared by several staxc commands.
 #include "commands.h"
 
+#include <algorithm>
+
 namespace stax::tools {
 
 void add_input_options(CLI::App& cmd, InputOptions& opts) {
@@ -13,6 +15,18 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
                  "Seed of the generated inputs: floats standard normal, ints uniform in [-8, 8], "
                  "bools a fair coin")
       ->type_name("N")
+      ->transform(CLI::Validator(
+          [](std::string& value) -> std::string {
+            bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits) return "expected a non-negative integer, got '" + value + "'";
+            std::string v = value.substr(std::min(value.find_first_not_of('0'), value.size() - 1));
+            const std::string max = "18446744073709551615";
+            if (v.size() > max.size() || (v.size() == max.size() && v > max))
+              return "'" + value + "' is larger than the largest seed, " + max;
+            value = v;  // without leading zeros, which the conversion would read as octal
+            return "";
+          },
+          ""))
       ->capture_default_str();
 }
 

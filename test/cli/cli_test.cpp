@@ -62,11 +62,15 @@ TEST_F(StaxcTest, UsageErrorsExitWithOne) {
   struct Case { std::vector<std::string> args; std::string fragment; };
   std::string model = data("add.json");
   const Case cases[] = {
-      {{"--frobnicate"}, "--frobnicate"},
+      {{"--frobnicate", data("add.json")}, "unknown option '--frobnicate' (run 'staxc --help')"},
+      {{"validate", data("add.json"), "--frobnicate"}, "--frobnicate"},
+      {{"interpret", model, "--output-dir", path("o"), "--seed", "1.5"}, "expected a non-negative integer, got '1.5'"},
       {{"interpret", model}, "--output-dir is required (run 'staxc interpret --help')"},
       {{"interpret", "--output-dir", path("o")}, "MODEL is required"},
-      {{"interpret", model, "--output-dir", path("o"), "--seed", "abc"}, "abc"},
-      {{"interpret", model, "--output-dir", path("o"), "--seed", "-1"}, "-1"},
+      {{"interpret", model, "--output-dir", path("o"), "--seed", "abc"}, "expected a non-negative integer, got 'abc'"},
+      {{"interpret", model, "--output-dir", path("o"), "--seed", "-1"}, "expected a non-negative integer, got '-1'"},
+      {{"interpret", model, "--output-dir", path("o"), "--seed", "18446744073709551616"},
+       "'18446744073709551616' is larger than the largest seed, 18446744073709551615"},
       {{"interpret", model, "--output-dir", path("o"), "--bogus"}, "--bogus"},
       {{"interpret", model, "--output-dir", path("o"), "--input", "x"}, "--input 'x': expected NAME=FILE.npy"},
       {{"interpret", model, "--output-dir", path("o"), "--input", "=x.npy"}, "expected NAME=FILE.npy"},
