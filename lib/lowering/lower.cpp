@@ -31,6 +31,12 @@ bool needs_buffer_input(OpCategory c) {
 
 }  // namespace
 
+bool may_fail(const Value& v) {
+  if (v.kind != ValueKind::Node || is_floating(v.compute_dtype)) return false;
+  if (v.op == Op::Remainder) return true;
+  return v.op == Op::Div && v.attrs.rounding_mode != graph::RoundingMode::None;
+}
+
 bool is_view(const Value& v) {
   return v.kind == ValueKind::Node && graph::op_category(v.op) == OpCategory::View;
 }
@@ -132,6 +138,11 @@ void Lowerer::analyze() {
   for (ValueId o : g.outputs) {
     is_output_[static_cast<std::size_t>(o)] = true;
     live_[static_cast<std::size_t>(o)] = true;
+  }
+  // An integer division or remainder may fail (division by zero), as it does in eager PyTorch
+  // and in the reference interpreter even when nothing uses its result: it is kept.
+  for (std::size_t k = 0; k < g.values.size(); ++k) {
+    if (may_fail(g.values[k])) live_[k] = true;
   }
   for (std::size_t k = g.values.size(); k-- > 0;) {
     if (!live_[k]) continue;
@@ -276,6 +287,7 @@ bool Lowerer::affine_through_views(ValueId arg, ValueId root) {
 bool Lowerer::should_materialize(ValueId v) {
   if (is_output_[static_cast<std::size_t>(v)]) return true;
   const auto& users = consumers_[static_cast<std::size_t>(v)];
+  if (users.empty()) return true;  // kept only for its possible failure (may_fail)
   for (ValueId c : users) {
     const Value& cv = g[c];
     const OpCategory cat = graph::op_category(cv.op);

@@ -97,6 +97,9 @@ class Lowerer {
 // Helpers shared by the source files.
 Expr scalar_const(const graph::Scalar& s, DType dt);
 bool is_view(const graph::Value& v);
+// An integer division or remainder node: it fails on a zero divisor, so it is computed even
+// when nothing reads it.
+bool may_fail(const graph::Value& v);
 bool is_expensive(const Expr& body);  // CPU rule 1 (§6.6)
 // (x - sum / count)^2: the second pass of var/std.
 Expr var_deviation_squared(const Expr& x, const Expr& sum, double count);

@@ -122,8 +122,10 @@ struct Buffer {
 };
 
 // Graph output `index` (position in the graph's outputs) is the content of `buffer`, which has
-// the output's dtype and shape. The same buffer may serve several outputs, and may be an Input or
-// Constant buffer (the code generator copies it into the caller's output memory).
+// the output's dtype and element count; its dense row-major bytes are the output's (its shape
+// differs only when the output is a reshape of it). The same buffer may serve several outputs,
+// and may be an Input or Constant buffer (the code generator copies it into the caller's output
+// memory).
 struct ProgramOutput {
   BufferId buffer = -1;
   int index = 0;

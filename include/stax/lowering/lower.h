@@ -14,7 +14,11 @@
 //   - reductions, scans and externs are always buffers; mean = sum then divide; var/std = mean,
 //     then sum of squared deviations, then divide by max(0, N - correction) (and sqrt);
 //     logsumexp = max, then sum(exp(x - m)) with m = 0 where the max is infinite, log + m;
-//   - outputs that are inputs, constants or repeated refer to the same buffer.
+//   - outputs that are inputs, constants or repeated refer to the same buffer; an output that is
+//     a view keeping the dense layout of a stored value (a reshape) refers to that buffer;
+//   - dead nodes are dropped, except integer division/remainder nodes: they may fail, as in
+//     eager PyTorch, so each is stored in a buffer that nothing reads (a side effect the
+//     scheduler must keep).
 #pragma once
 
 #include "stax/graph/graph.h"
