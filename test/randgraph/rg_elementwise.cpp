@@ -170,7 +170,7 @@ bool gen_clamp(Gen& g, const std::string& op) {
   if (mx) ops.push_back(&*mx);
   double lo_b = mn && mn->finite ? mn->lo : -1e300, hi_b = mx && mx->finite ? mx->lo : 1e300;
   Val r = like(result_type(ops), x.shape, clamp_d(x.lo, lo_b, hi_b), clamp_d(x.hi, lo_b, hi_b));
-  if (!g.allowed(r.dtype)) return false;
+  if (!g.allowed(r.dtype) || !range_ok(r.dtype, r.lo, r.hi)) return false;
   r.finite = x.finite;
   r.exact = std::min({x.exact, mn ? mn->exact : 2, mx ? mx->exact : 2});
   if (!is_float(r.dtype)) r.exact = 2;
@@ -478,6 +478,7 @@ bool gen_where(Gen& g, const std::string& op) {
   r.finite = a.finite && b.finite;
   r.exact = is_float(dt) ? std::min(a.exact, b.exact) : 2;
   if (dt == DType::Bool) r.lo = 0, r.hi = 1;
+  if (!range_ok(dt, r.lo, r.hi)) return false;
   g.finish(op, {g.use(cond), g.use(a), g.use(b)}, Json::object(), r);
   return true;
 }
@@ -505,6 +506,7 @@ bool gen_to(Gen& g, const std::string& op) {
   }
   r.exact = is_float(target) ? (is_float(x.dtype) ? x.exact : 2) : 2;
   r.varied = is_float(target) && is_float(x.dtype) && x.varied;
+  if (r.finite && !range_ok(target, r.lo, r.hi)) return false;
   Json attrs = Json::object();
   attrs["dtype"] = std::string(dtype_name(target));
   g.finish(op, {g.use(x)}, attrs, r);

@@ -430,6 +430,7 @@ bool gen_cat(Gen& g, const std::string& op) {
   }
   if (!is_float(dt)) res.exact = 2;
   if (dt == DType::Bool) res.lo = 0, res.hi = 1;
+  if (res.finite && !range_ok(dt, res.lo, res.hi)) return false;
   std::vector<Json> refs;
   for (const Val& p : parts) refs.push_back(g.use(p));
   Json attrs = Json::object();
