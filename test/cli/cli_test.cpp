@@ -32,7 +32,7 @@ TEST_F(StaxcTest, HelpListsEveryCommandWithExamplesAndExitCodes) {
                            "staxc validate samples/softmax.json",
                            "staxc interpret samples/softmax.json --output-dir out/softmax",
                            "Exit status: 0 success; 1 usage or I/O error", "2 invalid graph",
-                           "3 run-time failure"})
+                           "3 run-time failure", "a check mismatch", "4 internal error"})
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
   EXPECT_EQ(staxc({"-h"}).out, r.out);
 }
