@@ -1,10 +1,11 @@
 // staxc interpret MODEL.json --output-dir DIR: evaluate a graph with the reference interpreter.
+#include "commands.h"
+
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "commands.h"
 #include "stax/driver/inputs.h"
 #include "stax/driver/model.h"
 #include "stax/driver/preview.h"

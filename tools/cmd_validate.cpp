@@ -1,9 +1,10 @@
 // staxc validate MODEL.json: check a graph and print the dtype and shape of every value.
+#include "commands.h"
+
 #include <iostream>
 #include <memory>
 #include <string>
 
-#include "commands.h"
 #include "stax/driver/model.h"
 #include "stax/graph/frontend.h"
 
