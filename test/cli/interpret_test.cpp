@@ -185,5 +185,21 @@ TEST_F(StaxcTest, InterpretIntoAFileIsAnIoError) {
   EXPECT_TRUE(is_error_line(r.err, "cannot create directory"));
 }
 
+TEST_F(StaxcTest, InterpretEverySample) {
+  for (const auto& e : fs::directory_iterator(fs::path(STAX_SOURCE_DIR) / "samples")) {
+    if (e.path().extension() != ".json") continue;
+    fs::path out = dir_ / e.path().stem();
+    ProcessResult r = staxc({"interpret", e.path().string(), "--output-dir", out.string()});
+    EXPECT_EQ(r.status, 0) << e.path() << "\n" << r.err;
+    int outputs = 0;
+    for (const auto& f : fs::directory_iterator(out)) {
+      if (f.path().extension() != ".npy") continue;
+      ++outputs;
+      EXPECT_NO_THROW(read_npy(f.path())) << f.path();
+    }
+    EXPECT_GE(outputs, 1) << e.path();
+  }
+}
+
 }  // namespace
 }  // namespace stax::testing
