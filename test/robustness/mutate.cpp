@@ -369,6 +369,19 @@ std::vector<Mutation> hostile_documents() {
                graph("[]", "[{\"name\":\"c\",\"dtype\":\"float32\",\"shape\":[2],\"file\":\"\"}]", "[]", "[\"c\"]")});
   v.push_back({"name with a NUL escape",
                graph("[{\"name\":\"x\\u0000y\",\"dtype\":\"float32\",\"shape\":[2]}]", "[]", "[]", "[\"x\\u0000y\"]")});
+  // Control characters in names, ops, dtypes and keys: the error message must not echo them raw.
+  v.push_back({"value name with a newline",
+               graph("[{\"name\":\"a\\nb\",\"dtype\":\"float32\",\"shape\":[2]}]", "[]", "[]", "[\"a\\nb\"]")});
+  v.push_back({"op with a newline",
+               graph("[{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2]}]", "[]",
+                     "[{\"name\":\"y\",\"op\":\"ne\\ng\",\"args\":[\"x\"]}]", "[\"y\"]")});
+  v.push_back({"dtype with a carriage return",
+               graph("[{\"name\":\"x\",\"dtype\":\"float\\r32\",\"shape\":[2]}]", "[]", "[]", "[\"x\"]")});
+  v.push_back({"unknown key with a newline",
+               graph("[{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2]}]", "[]",
+                     "[{\"name\":\"y\",\"op\":\"neg\",\"args\":[\"x\"],\"ke\\nepdim\":1}]", "[\"y\"]")});
+  v.push_back({"format with a terminal escape",
+               "{\"format\":\"stax-graph\\u001b[31m\",\"version\":1,\"name\":\"g\",\"inputs\":[],\"outputs\":[]}"});
   v.push_back({"graph name a keyword", "{\"format\":\"stax-graph\",\"version\":1,\"name\":\"int\",\"inputs\":[],\"constants\":[{\"name\":\"c\",\"dtype\":\"bool\",\"shape\":[],\"data\":[true]}],\"outputs\":[\"c\"]}"});
   v.push_back({"version as float", "{\"format\":\"stax-graph\",\"version\":1.0,\"name\":\"g\",\"inputs\":[],\"outputs\":[]}"});
   v.push_back({"version huge", "{\"format\":\"stax-graph\",\"version\":18446744073709551616,\"name\":\"g\",\"inputs\":[],\"outputs\":[]}"});

@@ -85,9 +85,20 @@ std::string printable(const std::string& s, std::size_t max = 3000) {
   return out;
 }
 
+// A one-line message has no line breaks and no other control characters but tab (which would
+// also let a crafted name move the cursor or recolour the terminal).
+bool has_control_char(const std::string& s) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 && u != '\t') return true;
+  }
+  return false;
+}
+
 struct Result {
   bool accepted = false;
-  std::optional<std::string> failure;  // set when the front end misbehaved
+  std::optional<std::string> failure;        // the front end misbehaved (wrong exception, ...)
+  std::optional<std::string> dirty_message;  // rejected with a message that is not one clean line
 };
 
 Result check(const Mutation& m) {
@@ -99,11 +110,17 @@ Result check(const Mutation& m) {
     // An accepted graph must also survive what `staxc validate` and lowering do next.
     graph::Graph e = graph::expand_composites(g);
     (void)graph::format_signature(e);
+  } catch (const GraphError& e) {
+    // what() stops at a NUL byte: check the parts as stored too.
+    std::string msg = std::string(e.what()) + " | " + e.message();
+    if (r.accepted) r.failure = std::string("accepted, then threw GraphError after parsing: ") + e.what();
+    else if (std::string(e.what()).empty()) r.failure = "empty error message";
+    else if (has_control_char(msg)) r.dirty_message = printable(msg, 500);
   } catch (const UserError& e) {
     std::string msg = e.what();
     if (r.accepted) r.failure = std::string("accepted, then threw UserError after parsing: ") + msg;
     else if (msg.empty()) r.failure = "empty error message";
-    else if (msg.find('\n') != std::string::npos) r.failure = "error message is not one line: " + printable(msg, 500);
+    else if (has_control_char(msg)) r.dirty_message = printable(msg, 500);
   } catch (const std::exception& e) {
     r.failure = std::string("threw a non-UserError exception: ") + e.what();
   } catch (...) {
@@ -163,6 +180,7 @@ TEST(FrontEndRobustness, MutatedDocumentsNeverCrash) {
     }
   }
   EXPECT_EQ(failures, 0);
+  // Messages with control characters are ErrorMessagesAreOneCleanLine's business.
   // Most mutations break the graph; if nearly all were accepted the checks would be vacuous.
   EXPECT_LT(accepted, total / 2) << accepted << " of " << total << " mutations accepted";
   EXPECT_GE(total, 2000);
@@ -183,7 +201,8 @@ TEST(FrontEndRobustness, HostileDocuments) {
       "graph name a keyword", "version huge", "trailing garbage", "two documents", "comments", "single quotes",
       "1e999 as a literal", "int literal beyond int64", "int literal beyond int32 on int32",
       "float data beyond float32", "int data beyond int32", "uint64 in int64 data", "clamp bounds beyond int32",
-      "full value beyond dtype", "var with 1e999 correction", "layer_norm huge normalized_shape"};
+      "full value beyond dtype", "var with 1e999 correction", "layer_norm huge normalized_shape", "value name with a newline", "op with a newline",
+      "dtype with a carriage return", "unknown key with a newline", "format with a terminal escape"};
   for (const Mutation& m : hostile_documents()) {
     Result r = check(m);
     if (r.failure) ADD_FAILURE() << m.what << ": " << *r.failure << "\n--- document ---\n" << printable(m.text, 600);
@@ -191,6 +210,30 @@ TEST(FrontEndRobustness, HostileDocuments) {
     if (reject) {
       EXPECT_FALSE(r.accepted) << m.what << " was accepted\n" << printable(m.text, 600);
     }
+  }
+}
+
+// graph-format.md: "a clear one-line error". A name, op, dtype or key holding a newline, a
+// carriage return, a NUL or a terminal escape must not be echoed raw.
+TEST(FrontEndRobustness, ErrorMessagesAreOneCleanLine) {
+  install_crash_handler();
+  std::vector<Mutation> docs;
+  for (const Mutation& m : hostile_documents())
+    if (m.what.find("with a") != std::string::npos || m.what == "name with a NUL escape") docs.push_back(m);
+  // Escaped control characters in the first name of a random graph.
+  std::string base = randgraph::random_graph_json(3);
+  for (const char* ctl : {"\\n", "\\r", "\\u0000", "\\u001b[2J"}) {
+    std::string t = base;
+    std::size_t pos = t.find("\"name\":\"") + 8;
+    t.insert(pos, ctl);
+    docs.push_back({std::string("control character ") + ctl + " in the first name", t});
+  }
+  ASSERT_GE(docs.size(), 8u);
+  for (const Mutation& m : docs) {
+    Result r = check(m);
+    EXPECT_FALSE(r.failure) << m.what << ": " << r.failure.value_or("");
+    EXPECT_FALSE(r.accepted) << m.what << " was accepted";
+    EXPECT_FALSE(r.dirty_message) << m.what << ": the message is not one clean line: " << r.dirty_message.value_or("");
   }
 }
 
