@@ -48,6 +48,21 @@ bool is_checked_division(const Expr& e) {
 // Expressions that are already a name or a literal and never need a temporary.
 bool is_leaf_text(const Expr& e) { return e.op() == ExprOp::Constant; }
 
+}  // namespace
+
+std::string bare(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')') --depth;
+    if (depth == 0 && i + 1 < text.size()) return text;  // the first '(' closes early
+  }
+  return text.substr(1, text.size() - 2);
+}
+
+namespace {
+
 std::string literal_text(const Expr& e) {
   if (is_float(e.dtype())) return float_literal(e.dtype(), e.float_value());
   return int_literal(e.dtype(), e.int_value());
@@ -95,7 +110,7 @@ std::string BodyEmitter::emit(const Expr& root, CodeWriter& out) {
   for (const Expr& e : ir::topo_order(root))
     for (const Expr& operand : e.operands()) ++uses_[operand.node()];
   ++uses_[root.node()];
-  return text_of(root, out);
+  return text_of(root, out, true);
 }
 
 std::string BodyEmitter::new_temp() { return "t" + std::to_string(temp_counter_++); }
@@ -114,15 +129,15 @@ std::string BodyEmitter::temp_of(const Expr& e, CodeWriter& out) {
   std::string text = text_of(e, out);
   if (const std::string* name = lookup(e.node())) return *name;  // text_of made it a temporary
   std::string name = new_temp();
-  out.line("const " + cxx_type(e.dtype()) + " " + name + " = " + text + ";");
+  out.line("const " + cxx_type(e.dtype()) + " " + name + " = " + bare(text) + ";");
   scopes_.back()[e.node()] = name;
   return name;
 }
 
-std::string BodyEmitter::text_of(const Expr& e, CodeWriter& out) {
+std::string BodyEmitter::text_of(const Expr& e, CodeWriter& out, bool root) {
   if (e.op() == ExprOp::Constant) return literal_text(e);
   if (const std::string* name = lookup(e.node())) return *name;
-  if (e.op() == ExprOp::Masked) return masked_text(e, out);
+  if (e.op() == ExprOp::Masked) return masked_text(e, out, root);
 
   std::vector<std::string> args;
   for (std::size_t i = 0; i < e.operands().size(); ++i) {
@@ -136,37 +151,37 @@ std::string BodyEmitter::text_of(const Expr& e, CodeWriter& out) {
   std::string text = op_text(e, args);
   auto uses = uses_.find(e.node());
   const bool shared = uses != uses_.end() && uses->second > 1;
-  if (!shared && text.size() <= kMaxInlineText) return text;
+  if (!shared && (root || text.size() <= kMaxInlineText)) return text;
   std::string name = new_temp();
-  out.line("const " + cxx_type(e.dtype()) + " " + name + " = " + text + ";");
+  out.line("const " + cxx_type(e.dtype()) + " " + name + " = " + bare(text) + ";");
   scopes_.back()[e.node()] = name;
   return name;
 }
 
-std::string BodyEmitter::masked_text(const Expr& e, CodeWriter& out) {
+std::string BodyEmitter::masked_text(const Expr& e, CodeWriter& out, bool root) {
   const std::string mask = text_of(e.operand(0), out);
   const std::string other = text_of(e.operand(2), out);
   // The body goes to its own writer and scope: its temporaries exist only where the mask holds.
   CodeWriter body_out(0);
   scopes_.emplace_back();
-  const std::string body = text_of(e.operand(1), body_out);
+  const std::string body = text_of(e.operand(1), body_out, true);
   scopes_.pop_back();
   const std::string type = cxx_type(e.dtype());
   auto uses = uses_.find(e.node());
   const bool shared = uses != uses_.end() && uses->second > 1;
   if (body_out.empty()) {
     std::string text = "(" + mask + " ? " + body + " : " + other + ")";
-    if (!shared && text.size() <= kMaxInlineText) return text;
+    if (!shared && (root || text.size() <= kMaxInlineText)) return text;
     std::string name = new_temp();
-    out.line("const " + type + " " + name + " = " + text + ";");
+    out.line("const " + type + " " + name + " = " + bare(text) + ";");
     scopes_.back()[e.node()] = name;
     return name;
   }
   std::string name = new_temp();
   out.line(type + " " + name + " = " + other + ";");
-  out.open("if (" + mask + ")");
+  out.open("if (" + bare(mask) + ")");
   out.append(body_out.str());
-  out.line(name + " = " + body + ";");
+  out.line(name + " = " + bare(body) + ";");
   out.close();
   scopes_.back()[e.node()] = name;
   return name;
@@ -178,7 +193,7 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
   const bool flt = is_float(dt);
   auto call = [&](const std::string& fn, std::size_t n, const std::string& targ) {
     std::string s = "stax_rt::" + fn + (targ.empty() ? "" : "<" + targ + ">") + "(";
-    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + a[i];
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + bare(a[i]);
     return s + ")";
   };
   auto math = [&](const std::string& fn) {
@@ -190,12 +205,12 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
     sections_.insert("intdiv");
     if (flt) return call(fn, 2, T);
     fallible_ = true;
-    return "stax_rt::" + fn + "<" + T + ">(" + a[0] + ", " + a[1] + ", err)";
+    return "stax_rt::" + fn + "<" + T + ">(" + bare(a[0]) + ", " + bare(a[1]) + ", err)";
   };
 
   switch (e.op()) {
     case ExprOp::Load:
-      return buffer_name_(e.buffer()) + "[" + index_text_(e.index()) + "]";
+      return buffer_name_(e.buffer()) + "[" + bare(index_text_(e.index())) + "]";
     case ExprOp::Constant: return literal_text(e);
     case ExprOp::IndexValue: {
       std::string idx = index_text_(e.index());
@@ -238,7 +253,7 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
       // Conversions between floats and from int to float are plain; the rest need the prelude's
       // care (bool, narrowing ints, float -> int without UB).
       const bool plain = flt && from != DType::Bool;
-      if (plain) return "static_cast<" + T + ">(" + a[0] + ")";
+      if (plain) return "static_cast<" + T + ">(" + bare(a[0]) + ")";
       return call("cast", 1, T);
     }
     case ExprOp::Add: return flt ? infix("+") : call("add", 2, T);
@@ -256,9 +271,12 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
     case ExprOp::BitwiseOr:
     case ExprOp::BitwiseXor: {
       const char* op = e.op() == ExprOp::BitwiseAnd ? "&" : e.op() == ExprOp::BitwiseOr ? "|" : "^";
-      // bool & bool is an int in C++: convert back so the text has the dtype's type.
-      if (dt == DType::Bool) return "static_cast<bool>" + infix(op);
-      return infix(op);
+      if (dt != DType::Bool) return infix(op);
+      // On bools: the logical operators, unless the right operand checks a divisor (&& and ||
+      // would skip it; PyTorch evaluates both), then & | on ints converted back to bool.
+      if (e.op() == ExprOp::BitwiseXor) return infix("!=");
+      if (!has_checked_division(e.operand(1))) return infix(e.op() == ExprOp::BitwiseAnd ? "&&" : "||");
+      return "static_cast<bool>" + infix(op);
     }
     case ExprOp::Eq: return infix("==");
     case ExprOp::Ne: return infix("!=");

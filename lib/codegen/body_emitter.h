@@ -37,10 +37,11 @@ class BodyEmitter {
   static bool has_checked_division(const ir::Expr& root);
 
  private:
-  std::string text_of(const ir::Expr& e, CodeWriter& out);
+  // `root`: the value is stored or assigned as a whole, so a long text needs no temporary.
+  std::string text_of(const ir::Expr& e, CodeWriter& out, bool root = false);
   std::string temp_of(const ir::Expr& e, CodeWriter& out);  // forces a temporary
   std::string op_text(const ir::Expr& e, const std::vector<std::string>& args);
-  std::string masked_text(const ir::Expr& e, CodeWriter& out);
+  std::string masked_text(const ir::Expr& e, CodeWriter& out, bool root);
   std::string new_temp();
   const std::string* lookup(const ir::ExprNode* n) const;
 
@@ -58,5 +59,9 @@ class BodyEmitter {
 // Division and modulo are C's, which equal floor semantics on the non-negative numerators
 // lowering produces (stax/ir/index.h).
 std::string index_cxx(const ir::Index& e);
+
+// `text` without the parentheses around the whole of it, if it has them ("(a + b)" -> "a + b",
+// "(a) + (b)" unchanged): for a text that is a whole argument, initializer or condition.
+std::string bare(const std::string& text);
 
 }  // namespace stax::codegen

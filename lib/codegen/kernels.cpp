@@ -268,7 +268,7 @@ KernelCode pointwise_or_reduction(const ir::Program& p, const Buffer& b, const s
 
   if (!reduction) {
     const std::string v = body.emit(b.body, out);
-    out.line(store + " = " + v + ";");
+    out.line(store + " = " + bare(v) + ";");
     close_loops(out, plan.x_sizes.size());
   } else {
     if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
@@ -280,7 +280,7 @@ KernelCode pointwise_or_reduction(const ir::Program& p, const Buffer& b, const s
     std::vector<Index> rs;
     for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
     const std::string pos = index_text(ir::flat_index(rs, b.reduce_ranges));
-    out.line(fill(acc.update, v, pos));
+    out.line(fill(acc.update, bare(v), pos));
     close_loops(out, plan.r_sizes.size());
     out.line(store + " = " + acc.result + ";");
     close_loops(out, plan.x_sizes.size());
@@ -323,7 +323,7 @@ KernelCode scan(const ir::Program& p, const Buffer& b, const std::string& functi
   auto index_text = [&](const Index& e) { return index_cxx(ir::simplify(e, b.ranges())); };
   BodyEmitter body(buffer_name, index_text, sections, temps);
   const std::string v = body.emit(b.body, out);
-  out.line(fill(acc.update, v));
+  out.line(fill(acc.update, bare(v)));
   out.line(buffer_name(b.id) + "[" + index_text(b.write_index()) + "] = " + acc.result + ";");
   out.close();
   close_loops(out, outer.size());

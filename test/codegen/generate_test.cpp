@@ -1,0 +1,150 @@
+// The generated file as text: deterministic bytes, readable kernels with comments naming the
+// graph nodes, the sections of the prelude a model needs and no others, parallel loops where
+// the work is large, the C API and the header. (Numbers are tested end to end in test/e2e.)
+#include "stax/codegen/codegen.h"
+
+#include <gtest/gtest.h>
+
+#include "stax/graph/frontend.h"
+#include "stax/lowering/lower.h"
+#include "stax/support/error.h"
+
+namespace stax::codegen {
+namespace {
+
+GeneratedCode generate_json(const std::string& json, const CodegenOptions& opts = {}) {
+  graph::Graph g = graph::expand_composites(graph::parse_graph(json));
+  return generate(g, lowering::lower(g), opts);
+}
+
+GeneratedCode generate_file(const std::string& sample) {
+  graph::Graph g = graph::expand_composites(graph::load_graph(std::string(STAX_SOURCE_DIR) + "/samples/" + sample));
+  return generate(g, lowering::lower(g));
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+const char* kExample71 = R"({"format": "stax-graph", "version": 1, "name": "ex71",
+  "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 128]}],
+  "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": -1, "keepdim": true},
+            {"name": "y", "op": "div", "args": ["x", "s"]}],
+  "outputs": ["y"]})";
+
+TEST(Generate, SameInputSameBytes) {
+  for (const char* sample : {"softmax.json", "layer_norm.json", "mlp.json", "example_7_2.json"}) {
+    const GeneratedCode a = generate_file(sample);
+    const GeneratedCode b = generate_file(sample);
+    EXPECT_EQ(a.source, b.source) << sample;
+    EXPECT_EQ(a.header, b.header) << sample;
+  }
+}
+
+TEST(Generate, KernelsAreCommentedAndReadable) {
+  const GeneratedCode c = generate_json(kExample71);
+  EXPECT_EQ(c.name, "ex71");
+  EXPECT_TRUE(contains(c.source, "// buf1: float32[64, 1], reduction sum; computes s\n"
+                                 "void kernel_buf1(const float* x, float* buf1) {\n"
+                                 "  for (int64_t x0 = 0; x0 < 64; ++x0) {\n"
+                                 "    double acc = 0.0;\n"
+                                 "    for (int64_t r0 = 0; r0 < 128; ++r0) {\n"
+                                 "      acc += static_cast<double>(x[128 * x0 + r0]);\n"))
+      << c.source;
+  EXPECT_TRUE(contains(c.source, "// buf2: float32[64, 128], pointwise; computes y\n")) << c.source;
+  EXPECT_TRUE(contains(c.source, "buf2[128 * x0 + x1] = x[128 * x0 + x1] / buf1[x0];")) << c.source;
+  // The workspace holds buf1 only (64 floats); y is written straight into the caller's output.
+  EXPECT_EQ(c.workspace_size, 256u);
+  EXPECT_TRUE(contains(c.source, "float* const buf1 = ws.at<float>(0);"));
+  EXPECT_TRUE(contains(c.source, "float* const buf2 = static_cast<float*>(outputs[0]);"));
+  // 8192 iterations are too few for a parallel region.
+  EXPECT_FALSE(contains(c.source, "#pragma omp"));
+}
+
+TEST(Generate, OnlyTheUsedPreludeSections) {
+  const GeneratedCode c = generate_json(kExample71);
+  EXPECT_TRUE(contains(c.source, "#define STAX_RT_CORE"));
+  EXPECT_TRUE(contains(c.source, "#define STAX_RT_WRAPPER"));
+  EXPECT_FALSE(contains(c.source, "STAX_RT_MATH"));
+  EXPECT_FALSE(contains(c.source, "STAX_RT_INTDIV"));
+  EXPECT_FALSE(contains(c.source, "STAX_RT_MATMUL"));
+  EXPECT_FALSE(contains(c.source, "@section"));
+  const GeneratedCode soft = generate_file("softmax.json");
+  EXPECT_TRUE(contains(soft.source, "#define STAX_RT_MATH"));
+  EXPECT_TRUE(contains(soft.source, "stax_rt::exp("));
+}
+
+TEST(Generate, LargeLoopsRunInParallel) {
+  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+    "inputs": [{"name": "a", "dtype": "int32", "shape": [4, 3, 20000]},
+               {"name": "b", "dtype": "float32", "shape": [4, 5, 20000]}, {"name": "c", "dtype": "float32", "shape": [5, 1]}],
+    "nodes": [{"name": "q", "op": "div", "args": ["a", 3], "rounding_mode": "floor"},
+              {"name": "t", "op": "transpose", "args": ["q"], "dim0": 0, "dim1": 2},
+              {"name": "y", "op": "add", "args": ["t", 1]},
+              {"name": "z", "op": "add", "args": ["b", "c"]}],
+    "outputs": ["y", "z"]})");
+  // The error flag reduced over threads.
+  EXPECT_TRUE(contains(c.source, "int err = 0;\n#pragma omp parallel for reduction(|:err)\n"
+                                 "  for (int64_t x0 = 0; x0 < 20000; ++x0) {")) << c.source;
+  // Loops that cannot merge (c broadcasts): collapsed until they give 16 units of work.
+  EXPECT_TRUE(contains(c.source, "#pragma omp parallel for collapse(2)\n"
+                                 "  for (int64_t x0 = 0; x0 < 4; ++x0) {\n"
+                                 "    for (int64_t x1 = 0; x1 < 5; ++x1) {")) << c.source;
+  EXPECT_TRUE(contains(c.source, "if (kernel_buf3(a, buf3) != 0) return STAX_ERR_DIV_BY_ZERO;")) << c.source;
+}
+
+TEST(Generate, NamesAreMangledAndStillReadable) {
+  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "names",
+    "inputs": [{"name": "x.1", "dtype": "float32", "shape": [4]}, {"name": "and", "dtype": "float32", "shape": [4]},
+               {"name": "kernel_buf3", "dtype": "float32", "shape": [4]}],
+    "nodes": [{"name": "conv-out", "op": "mul", "args": ["x.1", "and"]},
+              {"name": "int", "op": "add", "args": ["conv-out", "kernel_buf3"]}],
+    "outputs": ["int", "conv-out"]})");
+  EXPECT_TRUE(contains(c.source, "const float* const x_1 = static_cast<const float*>(inputs[0]);")) << c.source;
+  EXPECT_TRUE(contains(c.source, "const float* const and_ = "));
+  // The input called kernel_buf3 keeps its name; the kernel of buf3 takes another.
+  EXPECT_TRUE(contains(c.source, "const float* const kernel_buf3 = static_cast<const float*>(inputs[2]);"));
+  EXPECT_TRUE(contains(c.source, "void kernel_buf3_2(const float* x_1, const float* and_, float* buf3) {")) << c.source;
+  // The C API keeps the graph's names.
+  EXPECT_TRUE(contains(c.source, "{\"x.1\", STAX_FLOAT32, 1, kInputShape0},"));
+  EXPECT_TRUE(contains(c.source, "{\"conv-out\", STAX_FLOAT32, 1, kOutputShape1},"));
+}
+
+TEST(Generate, ModelNameOptionAndChecks) {
+  CodegenOptions opts;
+  opts.name = "softmax_v2";
+  const GeneratedCode c = generate_json(kExample71, opts);
+  EXPECT_TRUE(contains(c.source, "int softmax_v2_run(const void* const* inputs, void* const* outputs, void* workspace) {"));
+  EXPECT_TRUE(contains(c.source, "namespace stax_softmax_v2 {"));
+  EXPECT_FALSE(contains(c.source, "ex71"));
+  for (const char* bad : {"2x", "_x", "a-b", "int", "a__b", ""}) {
+    opts.name = bad;
+    EXPECT_THROW(check_model_name(bad), UserError) << bad;
+  }
+}
+
+TEST(Generate, HeaderDeclaresTheApiAndItsConstants) {
+  const GeneratedCode c = generate_json(kExample71);
+  EXPECT_TRUE(contains(c.header, "#ifndef STAX_GENERATED_ex71_H"));
+  EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_SIZE ((size_t)256)"));
+  EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_ALIGNMENT ((size_t)64)"));
+  EXPECT_TRUE(contains(c.header, "#define ex71_NUM_INPUTS 1"));
+  EXPECT_TRUE(contains(c.header, "int ex71_run(const void* const* inputs, void* const* outputs, void* workspace);"));
+  EXPECT_TRUE(contains(c.header, "int ex71_run_checked(int num_inputs,"));
+  EXPECT_TRUE(contains(c.header, "const int64_t* ex71_output_shape(int i);"));
+  EXPECT_TRUE(contains(c.header, "     0  x: float32[64, 128]\n"));
+  EXPECT_TRUE(contains(c.header, "typedef struct stax_layout {"));
+  EXPECT_FALSE(contains(c.header, "namespace"));
+}
+
+TEST(Generate, ConstantsAreStaticArrays) {
+  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [3]}],
+    "constants": [{"name": "w", "dtype": "float32", "shape": [3], "data": [0.1, "-inf", "nan"]}],
+    "nodes": [{"name": "y", "op": "add", "args": ["x", "w"]}],
+    "outputs": ["y", "w"]})");
+  EXPECT_TRUE(contains(c.source, "alignas(64) const float w[3] = {\n    0.1f, -stax_rt::inf<float>(), stax_rt::nan<float>()\n};"))
+      << c.source;
+  EXPECT_TRUE(contains(c.source, "std::memcpy(outputs[1], w, sizeof(float) * 3);"));
+}
+
+}  // namespace
+}  // namespace stax::codegen
