@@ -13,7 +13,8 @@ std::vector<Tensor> run_generated(const CompiledModel& m, const std::vector<Tens
 }
 
 CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::size_t index,
-                          const std::vector<Tensor>& inputs, const Tolerance& tol) {
+                          const std::vector<Tensor>& inputs, const Tolerance& tol,
+                          bool caller_workspace) {
   CheckReport report;
   std::optional<std::string> interp_error, generated_error;
   std::vector<Tensor> expected, got;
@@ -23,7 +24,7 @@ CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::s
     interp_error = e.what();
   }
   try {
-    got = harness.run(index, m.graph, inputs);
+    got = harness.run(index, m.graph, inputs, caller_workspace);
   } catch (const GeneratedCodeError& e) {
     generated_error = e.what();
   }

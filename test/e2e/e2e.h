@@ -35,8 +35,9 @@ struct Case {
 std::vector<std::string> suite_cxxflags();
 
 // Compiles every case, builds them all into one program, and checks each against the
-// interpreter; failures are reported through GoogleTest, naming the case. Returns the number of
-// cases compiled and checked.
+// interpreter; failures are reported through GoogleTest, naming the case. Every other case
+// lets the generated code allocate its workspace (NULL workspace), the rest get the caller's.
+// Returns the number of cases compiled and checked.
 std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags = suite_cxxflags());
 
 // True when the front end accepts the graph (to build tables over ops x dtypes and keep the
@@ -48,5 +49,20 @@ bool accepted(const std::string& json);
 std::string input(const std::string& name, const std::string& dtype, const std::string& shape);
 std::string graph(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
                   const std::vector<std::string>& outputs, const std::vector<std::string>& constants = {});
+
+// A list of cases built line by line; each graph must be accepted by the front end.
+struct Table {
+  std::vector<Case> cases;
+  Case& add(const std::string& name, const std::vector<std::string>& inputs,
+            const std::vector<std::string>& nodes, const std::vector<std::string>& outputs,
+            const std::vector<std::string>& constants = {});
+  Case& add(const std::string& name, const std::vector<std::string>& inputs,
+            const std::vector<std::string>& nodes, const std::vector<std::string>& outputs,
+            driver::Tolerance tol) {
+    Case& c = add(name, inputs, nodes, outputs);
+    c.tol = tol;
+    return c;
+  }
+};
 
 }  // namespace stax::e2e

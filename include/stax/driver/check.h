@@ -27,8 +27,9 @@ struct CheckReport {
 
 // Interprets the graph and runs the generated code (already built into `harness` as model
 // `index`) on the same inputs and compares every output. An integer division by zero must be
-// reported by both sides to pass.
+// reported by both sides to pass. `caller_workspace` as in Harness::run.
 CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::size_t index,
-                          const std::vector<Tensor>& inputs, const Tolerance& tol);
+                          const std::vector<Tensor>& inputs, const Tolerance& tol,
+                          bool caller_workspace = true);
 
 }  // namespace stax::driver

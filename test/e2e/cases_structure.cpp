@@ -1,0 +1,179 @@
+// Reductions, scans, views (and views of views), cat, pad, composites and matmul through
+// generated code, against the interpreter.
+#include "cases.h"
+
+#include <gtest/gtest.h>
+
+namespace stax::e2e {
+
+std::vector<Case> reduction_cases() {
+  Table t;
+  const std::vector<std::string> dims = {"", R"(, "dim": 1)", R"(, "dim": -1, "keepdim": true)",
+                                         R"(, "dim": [0, 2])", R"(, "dim": [2, 0], "keepdim": true)"};
+  for (const std::string op : {"sum", "mean", "prod", "amax", "amin", "any", "all", "var", "std", "logsumexp"}) {
+    for (const std::string dt : {"float32", "float64", "int32", "int64", "bool"}) {
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        Case c;
+        c.name = op + " " + dt + " dims#" + std::to_string(d);
+        c.json = graph({input("x", dt, "[3, 4, 5]")},
+                       {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"])" + dims[d] + "}"}, {"y"});
+        if (accepted(c.json)) t.cases.push_back(c);
+      }
+    }
+  }
+  // var/std corrections, including one that leaves no degrees of freedom (inf/nan as PyTorch).
+  t.add("var correction 0", {input("x", "float32", "[4, 6]")}, {R"({"name": "y", "op": "var", "args": ["x"], "dim": 1, "correction": 0})"}, {"y"});
+  t.add("std correction 2.5", {input("x", "float64", "[4, 6]")}, {R"({"name": "y", "op": "std", "args": ["x"], "dim": 0, "correction": 2.5})"}, {"y"});
+  t.add("var correction >= n", {input("x", "float32", "[4, 2]")}, {R"({"name": "y", "op": "var", "args": ["x"], "dim": 1, "correction": 2})"}, {"y"});
+  t.add("sum of 0-d", {input("x", "float32", "[]")}, {R"({"name": "y", "op": "sum", "args": ["x"]})"}, {"y"});
+  t.add("amax of size-1 dims", {input("x", "float32", "[1, 5, 1]")}, {R"({"name": "y", "op": "amax", "args": ["x"], "dim": [0, 2], "keepdim": true})"}, {"y"});
+  // A long float32 row: accumulated in double, within the default tolerance.
+  t.add("long row sum", {input("x", "float32", "[2, 5000]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": -1})"}, {"y"});
+  t.add("mean over everything", {input("x", "float32", "[50, 60]")}, {R"({"name": "y", "op": "mean", "args": ["x"]})"}, {"y"});
+  // argmax/argmin: a dim, flattened, keepdim; ties (ints repeat a lot) take the first index.
+  for (const std::string op : {"argmax", "argmin"}) {
+    for (const std::string dt : {"float32", "float64", "int32", "int64"}) {
+      t.add(op + " " + dt + " dim", {input("x", dt, "[3, 4, 5]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"], "dim": 1})"}, {"y"});
+      t.add(op + " " + dt + " flat", {input("x", dt, "[3, 4, 5]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"]})"}, {"y"});
+      t.add(op + " " + dt + " keepdim", {input("x", dt, "[3, 4, 5]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"], "dim": -1, "keepdim": true})"}, {"y"});
+    }
+  }
+  t.add("argmax with nan", {input("x", "float32", "[3, 4]")},
+        {R"({"name": "l", "op": "log", "args": ["x"]})", R"({"name": "y", "op": "argmax", "args": ["l"], "dim": 1})"}, {"y"});
+  t.add("argmin of a transposed view", {input("x", "int32", "[4, 6]")},
+        {R"({"name": "t", "op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1})", R"({"name": "y", "op": "argmin", "args": ["t"], "dim": 1})"}, {"y"});
+  // Scans.
+  for (const std::string op : {"cumsum", "cumprod"}) {
+    for (const std::string dt : {"float32", "float64", "int32", "int64", "bool"}) {
+      t.add(op + " " + dt + " dim 0", {input("x", dt, "[4, 3, 2]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"], "dim": 0})"}, {"y"});
+      t.add(op + " " + dt + " dim -1", {input("x", dt, "[4, 3, 2]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"], "dim": -1})"}, {"y"});
+    }
+  }
+  t.add("cumsum of 0-d", {input("x", "float32", "[]")}, {R"({"name": "y", "op": "cumsum", "args": ["x"], "dim": 0})"}, {"y"});
+  t.add("cumsum of a permuted view", {input("x", "float32", "[3, 5]")},
+        {R"({"name": "p", "op": "permute", "args": ["x"], "dims": [1, 0]})", R"({"name": "y", "op": "cumsum", "args": ["p"], "dim": 1})"}, {"y"});
+  return t.cases;
+}
+
+std::vector<Case> view_cases() {
+  Table t;
+  const std::string x = input("x", "float32", "[2, 3, 4]");
+  auto one = [&](const std::string& name, const std::string& node) { t.add(name, {x}, {node}, {"y"}); };
+  one("reshape", R"({"name": "y", "op": "reshape", "args": ["x"], "shape": [4, -1]})");
+  one("reshape to 0-d", R"({"name": "y", "op": "reshape", "args": [{"op": "slice", "args": ["x"], "dim": 2, "start": 1, "end": 2}], "shape": [2, 3]})");
+  one("permute", R"({"name": "y", "op": "permute", "args": ["x"], "dims": [2, 0, 1]})");
+  one("transpose", R"({"name": "y", "op": "transpose", "args": ["x"], "dim0": -1, "dim1": 0})");
+  one("expand", R"({"name": "y", "op": "expand", "args": [{"op": "unsqueeze", "args": ["x"], "dim": 1}], "shape": [2, 5, 3, 4]})");
+  one("expand -1", R"({"name": "y", "op": "expand", "args": [{"op": "slice", "args": ["x"], "dim": 1, "start": 0, "end": 1}], "shape": [-1, 6, -1]})");
+  one("unsqueeze", R"({"name": "y", "op": "unsqueeze", "args": ["x"], "dim": -1})");
+  one("squeeze", R"({"name": "y", "op": "squeeze", "args": [{"op": "unsqueeze", "args": ["x"], "dim": 0}]})");
+  one("squeeze non-1 dim", R"({"name": "y", "op": "squeeze", "args": ["x"], "dim": 1})");
+  one("flatten", R"({"name": "y", "op": "flatten", "args": ["x"], "start_dim": 1})");
+  one("slice step", R"({"name": "y", "op": "slice", "args": ["x"], "dim": 2, "start": 1, "end": 100, "step": 2})");
+  one("slice negative", R"({"name": "y", "op": "slice", "args": ["x"], "dim": 1, "start": -2})");
+  one("select", R"({"name": "y", "op": "select", "args": ["x"], "dim": 1, "index": -1})");
+  one("select to 1-d", R"({"name": "y", "op": "select", "args": [{"op": "select", "args": ["x"], "dim": 0, "index": 1}], "dim": 0, "index": 2})");
+  // Views of views: transpose then reshape (a non-contiguous reshape needs // and %), then slice.
+  t.add("views of views", {x},
+        {R"({"name": "a", "op": "transpose", "args": ["x"], "dim0": 0, "dim1": 2})",
+         R"({"name": "b", "op": "reshape", "args": ["a"], "shape": [6, 4]})",
+         R"({"name": "c", "op": "slice", "args": ["b"], "dim": 0, "start": 1, "end": 6, "step": 2})",
+         R"({"name": "y", "op": "mul", "args": ["c", 2]})"},
+        {"y", "b"});
+  t.add("permute flatten select", {input("x", "int64", "[3, 4, 5]")},
+        {R"({"name": "a", "op": "permute", "args": ["x"], "dims": [2, 0, 1]})",
+         R"({"name": "b", "op": "flatten", "args": ["a"], "start_dim": 0, "end_dim": 1})",
+         R"({"name": "y", "op": "select", "args": ["b"], "dim": 1, "index": 2})"},
+        {"y"});
+  t.add("broadcast add of views", {input("a", "float32", "[4, 1]"), input("b", "float32", "[3]")},
+        {R"({"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1})",
+         R"({"name": "u", "op": "unsqueeze", "args": ["b"], "dim": 1})",
+         R"({"name": "y", "op": "add", "args": ["t", "u"]})"},
+        {"y"});
+  t.add("reduce over a view", {x},
+        {R"({"name": "p", "op": "permute", "args": ["x"], "dims": [1, 2, 0]})",
+         R"({"name": "y", "op": "sum", "args": ["p"], "dim": [0, 2]})"},
+        {"y"});
+  // cat and pad: masked loads.
+  t.add("cat dim 0", {input("a", "float32", "[2, 3]"), input("b", "float32", "[4, 3]")},
+        {R"({"name": "y", "op": "cat", "args": ["a", "b"], "dim": 0})"}, {"y"});
+  t.add("cat dim -1, three args, mixed dtypes", {input("a", "int32", "[2, 1]"), input("b", "float32", "[2, 3]"), input("c", "int64", "[2, 2]")},
+        {R"({"name": "y", "op": "cat", "args": ["a", "b", "c"], "dim": -1})"}, {"y"});
+  t.add("cat one arg", {input("a", "bool", "[3]")}, {R"({"name": "y", "op": "cat", "args": ["a"], "dim": 0})"}, {"y"});
+  t.add("cat of views then reduce", {input("a", "float32", "[3, 4]")},
+        {R"({"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1})",
+         R"({"name": "c", "op": "cat", "args": ["t", {"op": "exp", "args": ["t"]}], "dim": 1})",
+         R"({"name": "y", "op": "amax", "args": ["c"], "dim": 1})"},
+        {"c", "y"});
+  t.add("pad last dim", {input("a", "float32", "[2, 3]")}, {R"({"name": "y", "op": "pad", "args": ["a"], "pad": [1, 2]})"}, {"y"});
+  t.add("pad two dims with value", {input("a", "int32", "[2, 3]")}, {R"({"name": "y", "op": "pad", "args": ["a"], "pad": [0, 1, 2, 0], "value": 7})"}, {"y"});
+  t.add("pad negative crops", {input("a", "float64", "[4, 5]")}, {R"({"name": "y", "op": "pad", "args": ["a"], "pad": [-1, 2, 1, -2]})"}, {"y"});
+  t.add("pad -inf then max", {input("a", "float32", "[3, 4]")},
+        {R"({"name": "p", "op": "pad", "args": ["a"], "pad": [2, 2], "value": "-inf"})",
+         R"({"name": "y", "op": "amax", "args": ["p"], "dim": -1})"},
+        {"p", "y"});
+  t.add("pad of a division (masked body)", {input("a", "int32", "[3]"), input("b", "int32", "[3]")},
+        {R"({"name": "q", "op": "div", "args": ["a", {"op": "add", "args": [{"op": "abs", "args": ["b"]}, 1]}], "rounding_mode": "floor"})",
+         R"({"name": "y", "op": "pad", "args": ["q"], "pad": [2, 1], "value": -1})"},
+        {"y"});
+  return t.cases;
+}
+
+std::vector<Case> composite_matmul_cases() {
+  Table t;
+  // Composites are expanded into primitives computed in float32; the interpreter computes them
+  // directly in double: a few ULPs apart, within the default tolerance.
+  t.add("softmax", {input("x", "float32", "[4, 7]")}, {R"({"name": "y", "op": "softmax", "args": ["x"], "dim": -1})"}, {"y"});
+  t.add("softmax dim 0 f64", {input("x", "float64", "[4, 7]")}, {R"({"name": "y", "op": "softmax", "args": ["x"], "dim": 0})"}, {"y"});
+  t.add("log_softmax", {input("x", "float32", "[3, 9]")}, {R"({"name": "y", "op": "log_softmax", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("layer_norm", {input("x", "float32", "[4, 8]"), input("w", "float32", "[8]"), input("b", "float32", "[8]")},
+        {R"({"name": "y", "op": "layer_norm", "args": ["x", "w", "b"], "normalized_shape": [8]})"}, {"y"});
+  t.add("layer_norm without weight", {input("x", "float32", "[2, 3, 4]"), input("b", "float32", "[3, 4]")},
+        {R"({"name": "y", "op": "layer_norm", "args": ["x", null, "b"], "normalized_shape": [3, 4], "eps": 0.001})"}, {"y"});
+  t.add("rms_norm", {input("x", "float32", "[4, 8]"), input("w", "float32", "[8]")},
+        {R"({"name": "y", "op": "rms_norm", "args": ["x", "w"], "normalized_shape": 8})"}, {"y"});
+  t.add("rms_norm f64 no weight", {input("x", "float64", "[4, 8]")},
+        {R"({"name": "y", "op": "rms_norm", "args": ["x"], "normalized_shape": [8]})"}, {"y"});
+  t.add("linear", {input("x", "float32", "[5, 6]"), input("w", "float32", "[3, 6]"), input("b", "float32", "[3]")},
+        {R"({"name": "y", "op": "linear", "args": ["x", "w", "b"]})"}, {"y"});
+  t.add("linear no bias, batched", {input("x", "float64", "[2, 5, 6]"), input("w", "float64", "[3, 6]")},
+        {R"({"name": "y", "op": "linear", "args": ["x", "w"]})"}, {"y"});
+  // matmul: 1-D and 2-D rules, batch broadcast, ints, transposed and sliced operands.
+  t.add("matmul 2-D", {input("a", "float32", "[5, 7]"), input("b", "float32", "[7, 3]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul dot", {input("a", "float32", "[7]"), input("b", "float32", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul mat-vec", {input("a", "float64", "[4, 7]"), input("b", "float64", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul vec-mat", {input("a", "float32", "[7]"), input("b", "float32", "[7, 2]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul batched broadcast", {input("a", "float32", "[2, 1, 3, 4]"), input("b", "float32", "[3, 4, 5]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul batch by 1-D", {input("a", "float32", "[2, 3, 4]"), input("b", "float32", "[4]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul int32", {input("a", "int32", "[3, 4]"), input("b", "int32", "[4, 5]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul int64 batched", {input("a", "int64", "[2, 3, 4]"), input("b", "int64", "[2, 4, 2]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul of views", {input("a", "float32", "[6, 5]"), input("b", "float32", "[4, 6]")},
+        {R"({"name": "at", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1})",
+         R"({"name": "bt", "op": "transpose", "args": ["b"], "dim0": 0, "dim1": 1})",
+         R"({"name": "s", "op": "slice", "args": ["at"], "dim": 0, "start": 1, "step": 2})",
+         R"({"name": "y", "op": "matmul", "args": ["s", "bt"]})"},
+        {"y"});
+  t.add("matmul of a computed operand", {input("a", "float32", "[4, 4]")},
+        {R"({"name": "e", "op": "exp", "args": ["a"]})", R"({"name": "y", "op": "matmul", "args": ["e", "e"]})"}, {"y"});
+  t.add("matmul large, parallel blocks", {input("a", "float32", "[70, 90]"), input("b", "float32", "[90, 80]")},
+        {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  // An attention block written with primitives: scores, a -inf causal mask, softmax, values.
+  t.add("masked attention", {input("q", "float32", "[4, 8]"), input("k", "float32", "[4, 8]"), input("v", "float32", "[4, 8]")},
+        {R"({"name": "kt", "op": "transpose", "args": ["k"], "dim0": 0, "dim1": 1})",
+         R"({"name": "s", "op": "mul", "args": [{"op": "matmul", "args": ["q", "kt"]}, 0.35355339]})",
+         R"({"name": "i", "op": "unsqueeze", "args": [{"op": "arange", "end": 4}], "dim": 1})",
+         R"({"name": "j", "op": "arange", "end": 4})",
+         R"({"name": "causal", "op": "ge", "args": ["i", "j"]})",
+         R"({"name": "ms", "op": "where", "args": ["causal", "s", "-inf"]})",
+         R"({"name": "p", "op": "softmax", "args": ["ms"], "dim": -1})",
+         R"({"name": "y", "op": "matmul", "args": ["p", "v"]})"},
+        {"y", "p"});
+  t.add("residual layer_norm gelu", {input("x", "float32", "[6, 16]"), input("r", "float32", "[6, 16]")},
+        {R"({"name": "h", "op": "add", "args": ["x", "r"]})",
+         R"({"name": "n", "op": "layer_norm", "args": ["h"], "normalized_shape": [16]})",
+         R"({"name": "y", "op": "gelu", "args": ["n"]})"},
+        {"y"});
+  return t.cases;
+}
+
+}  // namespace stax::e2e
