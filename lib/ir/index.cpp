@@ -192,7 +192,9 @@ std::string var_name(Var v) {
     case VarKind::R: prefix = "r"; break;
     case VarKind::C: prefix = "c"; break;
   }
-  return prefix + std::to_string(v.id);
+  std::string name(prefix);
+  name += std::to_string(v.id);
+  return name;
 }
 
 // ---------------------------------------------------------------- bounds
@@ -401,9 +403,65 @@ Index from_poly(Poly p, const VarRanges& ranges) {
   return build(p);
 }
 
+namespace {
+
+// Affine expressions as (var, coeff) lists sorted by var, plus a constant: sums of them need no
+// merges (those only concern // and % atoms), so they are combined without the general Poly.
+struct Linear {
+  std::vector<std::pair<Var, int64_t>> terms;
+  int64_t constant = 0;
+};
+
+Linear to_linear(const Index& e) {
+  Linear l;
+  switch (e.kind()) {
+    case IndexKind::Const: l.constant = e.value(); break;
+    case IndexKind::Var: l.terms.push_back({e.var(), 1}); break;
+    case IndexKind::Sum:
+      for (const IndexTerm& t : e.terms()) l.terms.push_back({t.factors[0].var(), t.coeff});
+      l.constant = e.constant();
+      break;
+    case IndexKind::FloorDiv:
+    case IndexKind::Mod: STAX_ASSERT(false, "to_linear of a non-affine index");
+  }
+  return l;
+}
+
+Index from_linear(const Linear& l) {
+  if (l.terms.empty()) return Index::constant(l.constant);
+  if (l.terms.size() == 1 && l.terms[0].second == 1 && l.constant == 0) return Index::var(l.terms[0].first);
+  IndexNode n;
+  n.kind = IndexKind::Sum;
+  n.value = l.constant;
+  for (const auto& [v, c] : l.terms) n.terms.push_back(IndexTerm{c, {Index::var(v)}});
+  return IndexBuilder::make(std::move(n));
+}
+
+Index add_affine(const Index& a, const Index& b) {
+  Linear x = to_linear(a), y = to_linear(b), r;
+  std::size_t i = 0, j = 0;
+  while (i < x.terms.size() || j < y.terms.size()) {
+    if (j == y.terms.size() || (i < x.terms.size() && x.terms[i].first < y.terms[j].first)) {
+      r.terms.push_back(x.terms[i++]);
+    } else if (i == x.terms.size() || y.terms[j].first < x.terms[i].first) {
+      r.terms.push_back(y.terms[j++]);
+    } else {
+      int64_t c = x.terms[i].second + y.terms[j].second;
+      if (c != 0) r.terms.push_back({x.terms[i].first, c});
+      ++i;
+      ++j;
+    }
+  }
+  r.constant = x.constant + y.constant;
+  return from_linear(r);
+}
+
+}  // namespace
+
 Index add_in(const Index& a, const Index& b, const VarRanges& ranges) {
   if (a.is_const(0)) return b;
   if (b.is_const(0)) return a;
+  if (is_affine(a) && is_affine(b)) return add_affine(a, b);
   Poly p = to_poly(a);
   add_scaled(p, to_poly(b), 1);
   return from_poly(std::move(p), ranges);
@@ -412,6 +470,12 @@ Index add_in(const Index& a, const Index& b, const VarRanges& ranges) {
 Index scale_in(const Index& a, int64_t c, const VarRanges& ranges) {
   if (c == 1) return a;
   if (c == 0) return Index::constant(0);
+  if (is_affine(a)) {
+    Linear l = to_linear(a);
+    for (auto& t : l.terms) t.second *= c;
+    l.constant *= c;
+    return from_linear(l);
+  }
   return from_poly(scaled(to_poly(a), c), ranges);
 }
 

@@ -35,8 +35,7 @@ std::string loops_line(const Buffer& b) {
 }
 
 // Body as numbered temporaries; constants and index values print inline.
-std::string body_text(const Program& p, const Expr& body) {
-  const std::vector<std::string> names = p.buffer_names();
+std::string body_text(const std::vector<std::string>& names, const Expr& body) {
   std::ostringstream os;
   std::map<const ExprNode*, std::string> temp;  // lookup only; output follows topo order
   auto ref = [&](const Expr& e) -> std::string {
@@ -47,7 +46,8 @@ std::string body_text(const Program& p, const Expr& body) {
   int next = 0;
   for (const Expr& e : topo_order(body)) {
     if (e.op() == ExprOp::Constant || e.op() == ExprOp::IndexValue) continue;
-    std::string name = "t" + std::to_string(next++);
+    std::string name("t");
+    name += std::to_string(next++);
     os << "  " << name << " = ";
     if (e.op() == ExprOp::Load) {
       os << "load " << names.at(static_cast<std::size_t>(e.buffer())) << '['
@@ -66,15 +66,13 @@ std::string body_text(const Program& p, const Expr& body) {
   return os.str();
 }
 
-std::string operand_text(const Program& p, const MatmulOperand& o) {
-  return p[o.buffer].name + " offset " + std::to_string(o.offset) + " batch strides " +
+std::string operand_text(const std::vector<std::string>& names, const MatmulOperand& o) {
+  return names.at(static_cast<std::size_t>(o.buffer)) + " offset " + std::to_string(o.offset) + " batch strides " +
          ints(o.batch_strides) + " row stride " + std::to_string(o.row_stride) + " col stride " +
          std::to_string(o.col_stride);
 }
 
-}  // namespace
-
-std::string dump_buffer(const Program& p, const Buffer& b) {
+std::string buffer_block(const std::vector<std::string>& names, const Buffer& b) {
   std::ostringstream os;
   os << b.name << ": " << dtype_name(b.dtype) << shape_str(b.shape) << " = "
      << buffer_kind_name(b.kind);
@@ -90,19 +88,24 @@ std::string dump_buffer(const Program& p, const Buffer& b) {
   if (b.kind == BufferKind::Extern) {
     const Matmul& m = b.matmul;
     os << "  batch " << ints(m.batch) << " m " << m.m << " k " << m.k << " n " << m.n << '\n';
-    os << "  a = " << operand_text(p, m.a) << '\n';
-    os << "  b = " << operand_text(p, m.b) << '\n';
+    os << "  a = " << operand_text(names, m.a) << '\n';
+    os << "  b = " << operand_text(names, m.b) << '\n';
     return os.str();
   }
   os << loops_line(b);
-  os << body_text(p, b.body);
+  os << body_text(names, b.body);
   return os.str();
 }
+
+}  // namespace
+
+std::string dump_buffer(const Program& p, const Buffer& b) { return buffer_block(p.buffer_names(), b); }
 
 std::string dump_ir(const Program& p) {
   std::ostringstream os;
   os << "program " << p.name << '\n';
-  for (const Buffer& b : p.buffers) os << dump_buffer(p, b);
+  const std::vector<std::string> names = p.buffer_names();
+  for (const Buffer& b : p.buffers) os << buffer_block(names, b);
   os << "outputs";
   for (const ProgramOutput& o : p.outputs) os << (o.index ? ", " : " ") << p[o.buffer].name;
   os << '\n';

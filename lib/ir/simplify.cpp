@@ -69,9 +69,84 @@ struct Loop {
   int64_t size;
 };
 
+// An affine expression is already canonical but for variables of extent 1.
+Index simplify_affine(const Index& e, const VarRanges& ranges) {
+  std::map<Var, Index> zero;
+  for (Var v : free_vars(e)) {
+    auto it = ranges.find(v);
+    if (it != ranges.end() && it->second == 1) zero[v] = Index::constant(0);
+  }
+  return zero.empty() ? e : substitute(e, zero);
+}
+
+// merge_loops for affine indices: loops o (outer) and i (inner, extent s_i) merge when every
+// index has coefficient(o) == coefficient(i) * s_i. Gives what the general substitution gives
+// (k*s_i*(t // s_i) + k*(t % s_i) is k*t; any other pair of coefficients leaves // or %).
+MergedLoops merge_affine(const std::vector<Var>& loop_vars, const VarRanges& ranges,
+                         const std::vector<Index>& indices, bool want_reindex) {
+  struct Loop {
+    std::vector<Var> members;  // original variables, outermost first
+    int64_t size;
+    std::vector<int64_t> coeff;  // per index: coefficient of the innermost member
+  };
+  std::vector<Loop> loops;
+  for (Var v : loop_vars) {
+    auto it = ranges.find(v);
+    STAX_ASSERT(it != ranges.end(), "merge_loops: no range for " + var_name(v));
+    if (it->second == 1) continue;
+    Loop l{{v}, it->second, {}};
+    for (const Index& e : indices) l.coeff.push_back(affine_coefficient(e, v));
+    loops.push_back(std::move(l));
+  }
+  for (std::size_t pos = loops.size(); pos-- > 1;) {
+    Loop& outer = loops[pos - 1];
+    const Loop& inner = loops[pos];
+    bool ok = true;
+    for (std::size_t k = 0; k < indices.size() && ok; ++k)
+      ok = affine_coefficient(indices[k], outer.members.back()) == inner.coeff[k] * inner.size;
+    if (!ok) continue;
+    outer.members.insert(outer.members.end(), inner.members.begin(), inner.members.end());
+    outer.size *= inner.size;
+    outer.coeff = inner.coeff;
+    loops.erase(loops.begin() + static_cast<std::ptrdiff_t>(pos));
+  }
+  MergedLoops out;
+  for (const Loop& l : loops) out.sizes.push_back(l.size);
+  for (const Index& e : indices) {
+    // k*stride_j*member_j summed over a merged loop is k*c: rebuild directly.
+    detail::Poly p;
+    p.constant = affine_constant(e);
+    for (std::size_t k = 0; k < loops.size(); ++k) {
+      const int64_t coeff = affine_coefficient(e, loops[k].members.back());
+      if (coeff != 0) p.terms[{Index::var(cvar(static_cast<int32_t>(k)))}] = coeff;
+    }
+    out.indices.push_back(detail::from_poly(std::move(p), VarRanges{}));
+  }
+  if (!want_reindex) return out;
+  std::map<Var, Index> sub;
+  for (std::size_t k = 0; k < loops.size(); ++k) {
+    // Members of merged loop k, from the innermost: member = (c_k // stride) % size.
+    const Index c = Index::var(cvar(static_cast<int32_t>(k)));
+    int64_t stride = 1;
+    const std::vector<Var>& m = loops[k].members;
+    for (std::size_t j = m.size(); j-- > 0;) {
+      const int64_t size = ranges.at(m[j]);
+      Index q = floordiv(c, stride);
+      sub[m[j]] = j == 0 ? q : mod(q, size);
+      stride *= size;
+    }
+  }
+  for (Var v : loop_vars)
+    if (ranges.at(v) == 1) sub[v] = Index::constant(0);
+  const VarRanges final_ranges = out.ranges_c();
+  for (Var v : loop_vars) out.reindex.push_back(simplify(sub.at(v), final_ranges));
+  return out;
+}
+
 }  // namespace
 
 Index simplify(const Index& e, const VarRanges& ranges) {
+  if (is_affine(e)) return simplify_affine(e, ranges);
   Index cur = e;
   for (int round = 0; round < 16; ++round) {
     Index next = simplify_once(cur, ranges);
@@ -87,8 +162,17 @@ VarRanges MergedLoops::ranges_c() const {
   return r;
 }
 
-MergedLoops merge_loops(const std::vector<Var>& loop_vars, const VarRanges& ranges,
-                        const std::vector<Index>& indices) {
+namespace {
+
+MergedLoops merge_loops_impl(const std::vector<Var>& loop_vars, const VarRanges& ranges,
+                             const std::vector<Index>& indices, bool want_reindex) {
+  std::vector<Index> simplified;
+  bool affine = true;
+  for (const Index& e : indices) {
+    simplified.push_back(simplify(e, ranges));
+    affine = affine && is_affine(simplified.back());
+  }
+  if (affine) return merge_affine(loop_vars, ranges, simplified, want_reindex);
   VarRanges cur_ranges = ranges;
   std::vector<Loop> loops;
   std::vector<Index> reindex;
@@ -155,6 +239,13 @@ MergedLoops merge_loops(const std::vector<Var>& loop_vars, const VarRanges& rang
   return out;
 }
 
+}  // namespace
+
+MergedLoops merge_loops(const std::vector<Var>& loop_vars, const VarRanges& ranges,
+                        const std::vector<Index>& indices) {
+  return merge_loops_impl(loop_vars, ranges, indices, true);
+}
+
 VarRanges CanonicalAccess::ranges() const {
   VarRanges r;
   for (std::size_t k = 0; k < sizes.size(); ++k) r[cvar(static_cast<int32_t>(k))] = sizes[k];
@@ -171,7 +262,7 @@ CanonicalAccess canonicalize_access(const Index& index, const std::vector<Var>& 
     STAX_ASSERT(std::find(loop_vars.begin(), loop_vars.end(), v) != loop_vars.end(),
                 "canonicalize_access: " + var_name(v) + " is not a loop variable of the access");
   }
-  MergedLoops m = merge_loops(used, ranges, {s});
+  MergedLoops m = merge_loops_impl(used, ranges, {s}, false);
   return CanonicalAccess{m.indices[0], m.sizes};
 }
 

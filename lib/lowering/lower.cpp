@@ -24,6 +24,10 @@ constexpr std::size_t kLargeBody = 30;
 // More than this many distinct buffers read makes a reused producer worth storing
 // (Inductor's realize_reads_threshold).
 constexpr std::size_t kMaxReads = 4;
+// Longest chain of graph nodes inlined into one body. Past it the value is stored: bodies of
+// very long single-use chains stay bounded (and so does the recursion that builds them); the
+// scheduler fuses the pieces back into one loop, since each is read at the index it is written.
+constexpr int kMaxInlineDepth = 128;
 
 bool needs_buffer_input(OpCategory c) {
   return c == OpCategory::Reduction || c == OpCategory::ArgReduce || c == OpCategory::Scan;
@@ -41,9 +45,8 @@ bool is_view(const Value& v) {
   return v.kind == ValueKind::Node && graph::op_category(v.op) == OpCategory::View;
 }
 
-bool is_expensive(const Expr& body) {
-  for (const Expr& e : ir::topo_order(body)) {
-    switch (e.op()) {
+bool is_expensive_op(ir::ExprOp op) {
+  switch (op) {
       case ir::ExprOp::Exp:
       case ir::ExprOp::Exp2:
       case ir::ExprOp::Expm1:
@@ -64,7 +67,7 @@ bool is_expensive(const Expr& body) {
       case ir::ExprOp::Erf:
       case ir::ExprOp::Erfc:
       case ir::ExprOp::Pow:
-      case ir::ExprOp::Atan2: return true;
+    case ir::ExprOp::Atan2: return true;
       case ir::ExprOp::Load:
       case ir::ExprOp::Constant:
       case ir::ExprOp::IndexValue:
@@ -100,8 +103,7 @@ bool is_expensive(const Expr& body) {
       case ir::ExprOp::Gt:
       case ir::ExprOp::Ge:
       case ir::ExprOp::Where:
-      case ir::ExprOp::Masked: break;
-    }
+    case ir::ExprOp::Masked: return false;
   }
   return false;
 }
@@ -124,6 +126,7 @@ Lowerer::Lowerer(const graph::Graph& graph_in) : g(graph_in) {
   output_users_.assign(n, 0);
   is_output_.assign(n, false);
   live_.assign(n, false);
+  depth_.assign(n, -1);
 }
 
 // Storage roots through views, liveness from the outputs, and the users of every root.
@@ -234,15 +237,30 @@ BufferId Lowerer::add_buffer(ir::Buffer b, const BodyCtx* ctx, ValueId origin) {
   return prog.buffers.back().id;
 }
 
+int Lowerer::inline_depth(ValueId v) {
+  const auto k = static_cast<std::size_t>(v);
+  if (buffer_of[k] >= 0 || g[v].kind != ValueKind::Node) return 0;
+  if (depth_[k] >= 0) return depth_[k];
+  int d = 0;
+  for (const graph::Arg& a : g[v].args)
+    if (a.is_value()) d = std::max(d, inline_depth(a.value));
+  depth_[k] = d + 1;
+  return depth_[k];
+}
+
 BufferId Lowerer::materialize(ValueId v) {
-  const Value& val = g[v];
   BodyCtx ctx;
-  ctx.ranges = output_ranges(val.shape);
+  ctx.ranges = output_ranges(g[v].shape);
+  return materialize(v, ctx, value_at(v, output_coords(g[v].shape), ctx));
+}
+
+BufferId Lowerer::materialize(ValueId v, const BodyCtx& ctx, Expr body) {
+  const Value& val = g[v];
   ir::Buffer b;
   b.kind = ir::BufferKind::Pointwise;
   b.dtype = val.dtype;
   b.shape = val.shape;
-  b.body = value_at(v, output_coords(val.shape), ctx);
+  b.body = std::move(body);
   BufferId id = add_buffer(std::move(b), &ctx, v);
   buffer_of[static_cast<std::size_t>(v)] = id;
   return id;
@@ -284,7 +302,7 @@ bool Lowerer::affine_through_views(ValueId arg, ValueId root) {
 // output; when a reduction, scan or extern reads it through a non-identity index; or when it
 // has more than one user and (CPU rule 1 of §6.6) an expensive op, or more than kMaxReads
 // buffers read, or a large body.
-bool Lowerer::should_materialize(ValueId v) {
+bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
   if (is_output_[static_cast<std::size_t>(v)]) return true;
   const auto& users = consumers_[static_cast<std::size_t>(v)];
   if (users.empty()) return true;  // kept only for its possible failure (may_fail)
@@ -302,14 +320,17 @@ bool Lowerer::should_materialize(ValueId v) {
   }
   const std::size_t n_users = users.size() + static_cast<std::size_t>(output_users_[static_cast<std::size_t>(v)]);
   if (n_users <= 1) return false;
-  BodyCtx ctx;
-  ctx.ranges = output_ranges(g[v].shape);
-  Expr body = compute_node(v, output_coords(g[v].shape), ctx);
-  if (is_expensive(body)) return true;
+  body = value_at(v, output_coords(g[v].shape), ctx);
+  // One pass over the body: expensive ops, distinct buffers read, size.
   std::vector<BufferId> read;
-  for (const ir::LoadRef& l : ir::collect_loads(body))
-    if (std::find(read.begin(), read.end(), l.buffer) == read.end()) read.push_back(l.buffer);
-  return read.size() > kMaxReads || ir::node_count(body) > kLargeBody;
+  bool expensive = false;
+  const std::vector<Expr> nodes = ir::topo_order(body);
+  for (const Expr& e : nodes) {
+    if (e.op() == ir::ExprOp::Load && std::find(read.begin(), read.end(), e.buffer()) == read.end())
+      read.push_back(e.buffer());
+    expensive = expensive || is_expensive_op(e.op());
+  }
+  return expensive || read.size() > kMaxReads || nodes.size() > kLargeBody;
 }
 
 // The buffer holding graph output `v`: its own, or its root's when a view of a stored value
@@ -379,7 +400,12 @@ ir::Program Lowerer::run() {
     }
     // Pointwise values, and the pointwise epilogues of mean/var/std/logsumexp and of
     // reductions over no dims, are inlined unless a rule says to store them.
-    if (buffer_of[k] < 0 && should_materialize(id)) materialize(id);
+    if (buffer_of[k] >= 0) continue;
+    BodyCtx ctx;
+    ctx.ranges = output_ranges(v.shape);
+    Expr body;
+    if (inline_depth(id) > kMaxInlineDepth || should_materialize(id, ctx, body))
+      materialize(id, ctx, body ? body : value_at(id, output_coords(v.shape), ctx));
   }
   for (std::size_t k = 0; k < g.outputs.size(); ++k)
     prog.outputs.push_back(ir::ProgramOutput{output_buffer(g.outputs[k]), static_cast<int>(k)});

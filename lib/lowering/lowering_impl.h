@@ -71,6 +71,8 @@ class Lowerer {
   BufferId add_buffer(ir::Buffer b, const BodyCtx* ctx, ValueId origin);
   // A Pointwise buffer holding value v (its own expression, or a copy of a view).
   BufferId materialize(ValueId v);
+  // Same, with the body already built in `ctx`.
+  BufferId materialize(ValueId v, const BodyCtx& ctx, Expr body);
   static ir::VarRanges output_ranges(const Shape& shape);
   static Coords output_coords(const Shape& shape);
   Expr load_buffer(BufferId b, const Coords& coords, const Shape& shape, const BodyCtx& ctx) const;
@@ -82,16 +84,23 @@ class Lowerer {
 
  private:
   void analyze();
-  bool should_materialize(ValueId v);
+  // Whether pointwise value v is stored. May build v's body into `body` (in `ctx`, whose ranges
+  // are v's output ranges) to inspect it; the caller reuses it.
+  bool should_materialize(ValueId v, BodyCtx& ctx, Expr& body);
   bool reads_through_identity(ValueId consumer, ValueId arg, ValueId root);
   bool affine_through_views(ValueId arg, ValueId root);
   BufferId output_buffer(ValueId v);
+  // Length of the longest chain of graph nodes that value_at(v) would inline (0 when stored).
+  // Memoized: call it only once v's own storage decision is final or v is not yet decided
+  // and its arguments' are.
+  int inline_depth(ValueId v);
 
   std::vector<ValueId> root_;                   // storage root through views
   std::vector<std::vector<ValueId>> consumers_; // per root: distinct non-view consumers
   std::vector<int> output_users_;               // per root: distinct outputs reading it
   std::vector<bool> is_output_;
   std::vector<bool> live_;
+  std::vector<int> depth_;
 };
 
 // Helpers shared by the source files.
@@ -100,7 +109,7 @@ bool is_view(const graph::Value& v);
 // An integer division or remainder node: it fails on a zero divisor, so it is computed even
 // when nothing reads it.
 bool may_fail(const graph::Value& v);
-bool is_expensive(const Expr& body);  // CPU rule 1 (§6.6)
+bool is_expensive_op(ir::ExprOp op);  // CPU rule 1 (§6.6)
 // (x - sum / count)^2: the second pass of var/std.
 Expr var_deviation_squared(const Expr& x, const Expr& sum, double count);
 // exp(x - shift(max)): the second pass of logsumexp.
