@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -209,8 +210,31 @@ TEST(RandomGraphGenerator, CoversCornersOfTheFormat) {
     }
     if (node.contains("value") && node["value"].is_string()) ++seen["nonfinite value"];
   };
+  const std::set<std::string> views = {"reshape", "permute", "transpose", "expand", "unsqueeze",
+                                       "squeeze", "flatten", "slice", "select"};
+  const std::set<std::string> binary = {"add", "sub", "mul", "div", "maximum", "minimum", "pow", "eq", "lt", "where"};
   for (uint64_t seed = 0; seed < 300; ++seed) {
-    Json g = Json::parse(random_graph_json(seed));
+    RandomGraph rg = random_graph(seed);
+    Json g = Json::parse(rg.json);
+    std::map<std::string, Shape> shapes;
+    for (const ValueSignature& v : rg.values) shapes[v.name] = v.shape;
+    std::set<std::string> view_values;
+    for (const Json& n : g.value("nodes", Json::array())) {
+      std::string op = n["op"];
+      for (const Json& a : n["args"]) {
+        bool arg_is_view = (a.is_string() && view_values.count(a.get<std::string>())) ||
+                           (a.is_object() && views.count(a["op"].get<std::string>()));
+        if (views.count(op) && arg_is_view) ++seen["view of a view"];
+      }
+      if (views.count(op)) view_values.insert(n["name"].get<std::string>());
+      if (binary.count(op)) {
+        std::set<std::size_t> ranks;
+        for (const Json& a : n["args"])
+          if (a.is_string() && shapes.count(a.get<std::string>())) ranks.insert(shapes[a.get<std::string>()].size());
+        if (ranks.size() > 1) ++seen["broadcast across ranks"];
+      }
+      if (shapes.count(n["name"]) && shapes[n["name"]].empty()) ++seen["0-d node"];
+    }
     std::set<std::string> names;
     for (const Json& i : g["inputs"]) {
       names.insert(i["name"]);
@@ -233,7 +257,8 @@ TEST(RandomGraphGenerator, CoversCornersOfTheFormat) {
   for (const char* k : {"inline node", "keepdim", "negative dim", "dim list", "dim null", "float literal",
                         "int literal", "bool literal", "null arg", "nonfinite literal", "nonfinite value",
                         "0-d input", "constant fill", "constant data", "0-d constant", "nan in data",
-                        "repeated output", "output is an input", "no inputs"})
+                        "repeated output", "output is an input", "no inputs", "view of a view",
+                        "broadcast across ranks", "0-d node"})
     EXPECT_GT(seen[k], 0) << k;
 }
 
