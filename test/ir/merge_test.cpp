@@ -1,7 +1,11 @@
 // Loop merging and the canonical form of accesses (§7.1 MemoryDep).
 #include "stax/ir/simplify.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace stax::ir {
 namespace {
@@ -59,6 +63,74 @@ TEST(MergeLoops, ExtentOneLoopsDisappear) {
   ASSERT_EQ(m.sizes, (std::vector<int64_t>{8192}));
   EXPECT_EQ(to_string(m.indices[0]), "c0");
   EXPECT_EQ(to_string(m.reindex[1]), "0");
+}
+
+TEST(MergeLoops, NonAffineIndicesMerge) {
+  // (128*x0 + x1) // 2 over (64, 128): one loop, c0 // 2.
+  MergedLoops m = merge_loops({xvar(0), xvar(1)}, {{xvar(0), 64}, {xvar(1), 128}},
+                              {floordiv(128 * x0 + x1, 2)});
+  ASSERT_EQ(m.sizes, (std::vector<int64_t>{8192}));
+  EXPECT_EQ(to_string(m.indices[0]), "c0 // 2");
+  // 2*x0 + x1 // 3 over (4, 6) is (6*x0 + x1) // 3.
+  m = merge_loops({xvar(0), xvar(1)}, {{xvar(0), 4}, {xvar(1), 6}}, {2 * x0 + floordiv(x1, 3)});
+  ASSERT_EQ(m.sizes, (std::vector<int64_t>{24}));
+  EXPECT_EQ(to_string(m.indices[0]), "c0 // 3");
+  // A transposed reshape stays two loops.
+  m = merge_loops({xvar(0), xvar(1)}, {{xvar(0), 4}, {xvar(1), 6}}, {floordiv(x1, 2) + 6 * mod(x1, 2) + x0});
+  EXPECT_EQ(m.sizes, (std::vector<int64_t>{4, 6}));
+}
+
+// Whatever merge_loops decides, the merged nest visits the same accesses in the same order, and
+// `reindex` gives back the original variables.
+TEST(MergeLoops, RandomizedSameAccessSequence) {
+  std::mt19937_64 rng(99);
+  auto pick = [&](int n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  int merged_some = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<Var> vars = {xvar(0), xvar(1), xvar(2)};
+    VarRanges ranges;
+    std::vector<int64_t> sizes;
+    for (Var v : vars) {
+      sizes.push_back(1 + pick(6));
+      ranges[v] = sizes.back();
+    }
+    // Row-major strides of a random permutation of the dims, sometimes through a reshape.
+    std::vector<Index> xs = {x0, x1, x2};
+    std::vector<int> perm = {0, 1, 2};
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<Index> coords;
+    std::vector<int64_t> shape;
+    for (int p : perm) {
+      coords.push_back(xs[static_cast<std::size_t>(p)]);
+      shape.push_back(sizes[static_cast<std::size_t>(p)]);
+    }
+    Index e = flat_index(coords, shape);
+    if (pick(2)) e = floordiv(e, 1 + pick(4)) + mod(e, 1 + pick(5)) * 3;
+    std::vector<Index> indices = {e};
+    if (pick(3) == 0) indices.push_back(x0 * 100 + x1 * 10 + x2);
+    MergedLoops m = merge_loops(vars, ranges, indices);
+    if (m.sizes.size() < 3) ++merged_some;
+    // Walk both nests.
+    std::vector<int64_t> at(3, 0), mat(m.sizes.size(), 0);
+    const int64_t total = sizes[0] * sizes[1] * sizes[2];
+    for (int64_t step = 0; step < total; ++step) {
+      auto orig = [&](Var v) { return at[static_cast<std::size_t>(v.id)]; };
+      auto merged = [&](Var v) { return mat[static_cast<std::size_t>(v.id)]; };
+      for (std::size_t k = 0; k < indices.size(); ++k)
+        ASSERT_EQ(evaluate(m.indices[k], merged), evaluate(indices[k], orig))
+            << to_string(indices[k]) << " -> " << to_string(m.indices[k]);
+      for (std::size_t k = 0; k < 3; ++k) ASSERT_EQ(evaluate(m.reindex[k], merged), at[k]);
+      for (std::size_t d = 3; d-- > 0;) {
+        if (++at[d] < sizes[d]) break;
+        at[d] = 0;
+      }
+      for (std::size_t d = mat.size(); d-- > 0;) {
+        if (++mat[d] < m.sizes[d]) break;
+        mat[d] = 0;
+      }
+    }
+  }
+  EXPECT_GT(merged_some, 100);
 }
 
 TEST(CanonicalAccess, Example71) {
