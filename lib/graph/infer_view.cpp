@@ -263,11 +263,12 @@ void infer_pad(const NodeCtx& c, Value& v, const Value& x) {
     auto d = static_cast<std::size_t>(ndim - 1 - static_cast<int64_t>(i));
     int64_t size = x.shape[d], before = pad[2 * i], after = pad[2 * i + 1];
     std::string where = " of dim " + std::to_string(d) + " (size " + std::to_string(size) + ")";
-    if (before < 0 && -before > size)
-      c.site.fail(".pad", "cropping " + std::to_string(-before) + where + " removes more than it has");
+    if (before < -size)
+      c.site.fail(".pad", "cropping " + std::to_string(before).substr(1) + where +
+                              " removes more than it has");
     int64_t rest = size + std::min<int64_t>(before, 0);
-    if (after < 0 && -after > rest)
-      c.site.fail(".pad", "cropping " + std::to_string(-after) + " more" + where +
+    if (after < -rest)
+      c.site.fail(".pad", "cropping " + std::to_string(after).substr(1) + " more" + where +
                               " removes more than it has");
     int64_t out = 0;
     if (__builtin_add_overflow(size, before, &out) || __builtin_add_overflow(out, after, &out))
