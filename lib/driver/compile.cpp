@@ -1,5 +1,6 @@
 #include "stax/driver/compile.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "stax/driver/model.h"
@@ -7,15 +8,27 @@
 #include "stax/graph/frontend.h"
 #include "stax/ir/printer.h"
 #include "stax/lowering/lower.h"
+#include "stax/scheduler/dump.h"
 
 namespace stax::driver {
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   CompiledModel m;
+  if (!opts.name.empty()) codegen::check_model_name(opts.name);  // before any file is written
   // Lowering needs primitives only; the graph as given stays what the interpreter evaluates.
   const graph::Graph primitive = graph::expand_composites(g);
   m.program = lowering::lower(primitive);
   if (!opts.dump_ir.empty()) write_file_atomic(opts.dump_ir, ir::dump_ir(m.program));
+  // Scheduling and fusion (§7): which buffers share a kernel; --log fusion tells why.
+  scheduler::FusionOptions fusion;
+  fusion.fuse = opts.fuse;
+  scheduler::LogOptions log;
+  log.verbose = opts.verbose;
+  if (std::find(opts.log.begin(), opts.log.end(), "fusion") != opts.log.end())
+    log.sink = [](const std::string& line) { std::cerr << line << '\n'; };
+  m.schedule = scheduler::schedule(m.program, fusion, log);
+  if (!opts.dump_schedule.empty())
+    write_file_atomic(opts.dump_schedule, scheduler::dump_schedule_json(m.schedule, m.program));
   codegen::CodegenOptions cg;
   cg.name = opts.name;
   m.code = codegen::generate(primitive, m.program, cg);
