@@ -6,6 +6,10 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   driver::CompileOptions o;
   o.name = name;
   o.dump_ir = dump_ir;
+  o.fuse = !no_fuse;
+  o.dump_schedule = dump_schedule;
+  o.log = log;
+  o.verbose = verbose;
   return o;
 }
 
@@ -16,6 +20,21 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
   cmd.add_option("--dump-ir", opts.dump_ir,
                  "Also write the lowered program (loop ranges, index expressions, bodies) as text")
       ->type_name("FILE");
+  cmd.add_flag("--no-fuse", opts.no_fuse,
+               "Turn fusion off: every computed buffer becomes a kernel of its own (to compare or debug)");
+  cmd.add_option("--dump-schedule", opts.dump_schedule,
+                 "Also write the schedule as JSON: the kernels in execution order with their nodes, "
+                 "graph nodes, kind and iteration group, every fusion with its score and round, and "
+                 "the estimated memory traffic")
+      ->type_name("FILE.json");
+  cmd.add_option("--log", opts.log,
+                 "Print a stage's log to stderr (repeatable); 'fusion': the scheduler's dependencies, "
+                 "candidates, fusions and resulting kernels")
+      ->type_name("TOPIC")
+      ->check(CLI::IsMember({"fusion"}))
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");
 }
 
 driver::BuildOptions CompilerOptions::build_options() const {

@@ -4,16 +4,21 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "stax/driver/build.h"
 #include "stax/driver/compile.h"
 
 namespace stax::tools {
 
-// --name NAME and --dump-ir FILE.
+// --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --log TOPIC and -v.
 struct GenerateOptions {
   std::string name;
   std::string dump_ir;
+  bool no_fuse = false;
+  std::string dump_schedule;
+  std::vector<std::string> log;
+  bool verbose = false;
   driver::CompileOptions compile_options() const;
 };
 void add_generate_options(CLI::App& cmd, GenerateOptions& opts);

@@ -4,21 +4,28 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "stax/codegen/codegen.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
+#include "stax/scheduler/schedule.h"
 
 namespace stax::driver {
 
 struct CompileOptions {
   std::string name;                 // --name: the model's symbol prefix (default: the graph's name)
   std::filesystem::path dump_ir;    // --dump-ir FILE: the lowered program as text (empty: none)
+  bool fuse = true;                 // --no-fuse: every computed buffer is its own kernel
+  std::filesystem::path dump_schedule;  // --dump-schedule FILE.json: the schedule (empty: none)
+  std::vector<std::string> log;     // --log TOPIC: "fusion" prints the scheduler's log to stderr
+  bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
 };
 
 struct CompiledModel {
   graph::Graph graph;               // as loaded (what `interpret` evaluates)
   ir::Program program;              // lowered
+  scheduler::Schedule schedule;     // kernels and fusion decisions
   codegen::GeneratedCode code;
 };
 

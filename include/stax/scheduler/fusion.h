@@ -1,0 +1,186 @@
+// Fusion of scheduler nodes (the chapter's §7.2-7.4): the legality test `can_fuse` with a
+// reason for every refusal, the score that orders candidates, the cycle test of Proposition 7.1
+// and the merge itself. The greedy rounds of Algorithm 7.1 that drive them are in schedule.h.
+//
+// A fused node is one kernel in the making: common outer loops (`outer`, the parallel loops on
+// CPU), then an ordered list of loop groups, each a set of nodes that share the loops inside the
+// outer ones (`inner` pointwise loops, then `reduce` loops). Within one outer iteration the
+// groups run one after the other, so a value written by a group is complete before a later
+// group reads it (Proposition 7.2 with the outer loops as the prefix `i`).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stax/scheduler/nodes.h"
+
+namespace stax::scheduler {
+
+// What a kernel is. The first four are single nodes; the last three come from fusion:
+//   Fused           nodes sharing all their loops (pointwise nodes with the same loop nest).
+//   Horizontal      reductions with the same (n, r) and no dependence between them: one loop
+//                   nest with several accumulators (example 7.2's SAME_VARS_REDUCE).
+//   OuterLoopFused  nodes sharing only the outer loops (example 7.1: a row reduction and its
+//                   pointwise consumer, one pass per row).
+enum class KernelKind : unsigned char {
+  Pointwise, Reduction, Scan, Extern, Fused, Horizontal, OuterLoopFused
+};
+// "pointwise", "reduction", "scan", "extern", "fused", "horizontal", "outer_loop_fused".
+std::string_view kernel_kind_name(KernelKind k);
+// The chapter's class names: "SchedulerNode", "ExternKernelSchedulerNode",
+// "FusedSchedulerNode" (Fused and Horizontal), "OuterLoopFusedSchedulerNode".
+std::string_view kernel_class_name(KernelKind k);
+
+// Why can_fuse said no. Counted per reason in the schedule.
+enum class Refusal : unsigned char {
+  Extern,              // an extern (matmul) is its own kernel and never fuses with loops
+  Scan,                // scans are not fused
+  IncompatibleRanges,  // Definition 7.2 on CPU: no common outer loop (outer-loop depth 0)
+  DependenceDistance,  // Propositions 7.2/7.3: a read not at the canonical index written
+  TooManyNodes,        // the fused kernel would have more than max_nodes nodes
+  TooManyBuffers,      // ... or touch more than max_buffers distinct buffers
+  LittleSharedData,    // the pair shares fewer bytes than min_shared_bytes
+  PeakMemory,          // horizontal fusion of nodes far apart: lifetimes would grow
+  Cycle,               // Proposition 7.1: the merge would close a cycle
+};
+constexpr std::size_t kRefusalCount = 9;
+// "extern", "scan", "incompatible_ranges", "dependence_distance", "too_many_nodes",
+// "too_many_buffers", "little_shared_data", "peak_memory", "cycle".
+std::string_view refusal_name(Refusal r);
+
+// The score of §7.3, (type, bytes saved, shared buffers, -distance):
+//   type      1 when both are reductions or both pointwise (a kernel counts as a reduction
+//             when it contains one) and they share data, else 0;
+//   bytes     the bytes of the dependencies the two have in common with the same canonical
+//             index (reads and writes), the memory traffic fusion can save (example 7.1:
+//             32768 for x plus 256 for buf1 = 33024);
+//   buffers   the number of distinct buffers among those dependencies;
+//   distance  max(|min1 - max2|, |min2 - max1|) over the positions of their nodes in the
+//             topological order (farther apart: longer lifetimes, so it is subtracted).
+struct Score {
+  int type = 0;
+  uint64_t bytes = 0;
+  int buffers = 0;
+  int64_t distance = 0;
+  bool operator==(const Score&) const = default;
+};
+// True when `a` ranks before `b`: lexicographic on (type, bytes, buffers, -distance), except
+// that when one bytes count is 16 times the other or more, only the bytes count.
+bool score_before(const Score& a, const Score& b);
+// "(0, 33024, 2, -1)": the tuple as compared, distance negated.
+std::string to_string(const Score& s);
+
+struct FusionOptions {
+  bool fuse = true;                  // false: every node is its own kernel (--no-fuse)
+  int max_rounds = 10;               // Algorithm 7.1
+  std::size_t max_nodes = 128;       // nodes per fused kernel
+  std::size_t max_buffers = 32;      // distinct buffers per fused kernel
+  uint64_t min_shared_bytes = 1;     // a pair must share at least this many bytes
+  int64_t max_horizontal_distance = 64;  // peak-memory guard (see Refusal::PeakMemory)
+  std::size_t pair_window = 64;      // candidates: each node with the next 64 sharing a buffer
+};
+
+// Nodes sharing loops inside a kernel's outer loops (see the file comment). Homogeneous: all
+// pointwise or all reductions.
+struct LoopGroup {
+  std::vector<int64_t> inner;
+  std::vector<int64_t> reduce;
+  std::vector<int> nodes;  // scheduler node ids, in execution order
+  bool reduction = false;
+};
+
+struct FusedNode {
+  int id = -1;
+  std::string name;        // "op0", "op0_op1"
+  KernelKind kind = KernelKind::Pointwise;
+  std::vector<int> members;            // node ids in execution order
+  std::vector<int64_t> outer;          // common outer loop sizes
+  std::vector<LoopGroup> groups;       // empty for scans and externs
+  std::vector<Dep> deps;               // reads and writes of the members, sorted, distinct
+  std::vector<ir::BufferId> buffers;   // distinct buffers touched, sorted
+  std::vector<uint64_t> ancestors;     // bitset over node ids: ancestors of members, minus members
+  int min_order = 0, max_order = 0;    // positions of the members in the topological order
+  bool has_reduction = false;
+  bool alive = true;
+};
+
+struct FusionDecision {
+  bool ok = false;
+  Refusal refusal = Refusal::IncompatibleRanges;  // when !ok
+  std::string reason;        // a readable why (refusal or fusion)
+  KernelKind kind = KernelKind::Fused;  // the expected kind of the result (when ok)
+  bool vertical = false;     // one reads what the other writes
+  bool swap = false;         // the second node must run first
+  std::size_t depth = 0;     // outer loops shared
+  std::vector<int64_t> refined;  // Fused pointwise kernels: the common loop nest
+  Score score;
+};
+
+// The state of fusion over a SchedulerGraph: fused nodes (ids are never reused; a merge kills
+// both and appends the result), the current loops of every scheduler node and which fused node
+// holds it.
+class Fuser {
+ public:
+  Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts = {});
+
+  const std::vector<FusedNode>& nodes() const { return nodes_; }
+  const FusedNode& node(int id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  std::vector<int> alive() const;               // in order of min_order
+  int holder(int scheduler_node) const { return holder_.at(static_cast<std::size_t>(scheduler_node)); }
+  const NodeLoops& loops(int scheduler_node) const { return loops_.at(static_cast<std::size_t>(scheduler_node)); }
+  const SchedulerGraph& graph() const { return g_; }
+  const ir::Program& program() const { return p_; }
+  const FusionOptions& options() const { return opts_; }
+
+  // Pairs (a, b) of alive fused nodes, a < b by min_order, that touch a common buffer; for each
+  // buffer only nodes within pair_window of each other in the order of its users, so the count
+  // stays linear in the graph (Algorithm 7.1 line 2). Sorted, distinct.
+  std::vector<std::pair<int, int>> candidates() const;
+
+  // Every test of §7.3 but the cycle test, and the score (Algorithm 7.1 line 3).
+  FusionDecision can_fuse(int a, int b) const;
+  // Proposition 7.1: merging a and b closes a cycle. Uses the ancestor sets computed once,
+  // searching up through fused nodes only (only they create new ancestors).
+  bool would_create_cycle(int a, int b) const;
+  // Merges a and b (a decision from can_fuse(a, b) that said yes); returns the new node's id.
+  int fuse(int a, int b, const FusionDecision& d);
+
+ private:
+  const ir::Program& p_;
+  const SchedulerGraph& g_;
+  FusionOptions opts_;
+  std::vector<FusedNode> nodes_;
+  std::vector<int> holder_;
+  std::vector<NodeLoops> loops_;
+  std::vector<uint64_t> fused_bits_;  // scheduler nodes held by a fused node of 2+ members
+  mutable std::vector<uint32_t> visit_;  // would_create_cycle's visited marks, per fused node
+  mutable uint32_t visit_stamp_ = 0;
+
+  // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
+  bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
+  // The first read by a node of `consumers` of a buffer written by a node of `producers` whose
+  // canonical access keeping `depth` outer loops differs from the write (loops split as
+  // `refined` when given); empty when every read matches.
+  std::string distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
+                                 std::size_t depth, const std::vector<int64_t>* refined) const;
+};
+
+// The canonical form of `index` (over the buffer's own loop variables) of node `n` with loops
+// `loops`, keeping the first `depth` pointwise loops even when the index does not use them:
+// two accesses with equal results touch the same element in the same iteration of those outer
+// loops (Proposition 7.2 with prefix i; dependence distance 0 of Proposition 7.3).
+ir::CanonicalAccess access_at_depth(const ir::Index& index, const NodeLoops& loops, std::size_t depth);
+
+// The common refinement of two loop nests with the same element count: loops split so that every
+// boundary of either is a boundary of the result ((8192,) and (64, 128) -> (64, 128)); nothing
+// when the counts differ or no refinement exists (the boundaries are no chain of divisors).
+std::optional<std::vector<int64_t>> common_refinement(const std::vector<int64_t>& a,
+                                                      const std::vector<int64_t>& b);
+// `loops` with its pointwise loops split as `refined` (a refinement of loops.x).
+NodeLoops refine_loops(const NodeLoops& loops, const std::vector<int64_t>& refined);
+
+}  // namespace stax::scheduler

@@ -1,0 +1,463 @@
+// can_fuse, the score, the cycle test and the merge (§7.2-7.4).
+#include "stax/scheduler/fusion.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "stax/support/error.h"
+
+namespace stax::scheduler {
+
+namespace {
+
+bool has_bit(const std::vector<uint64_t>& bits, int v) {
+  return (bits[static_cast<std::size_t>(v) / 64] >> (v % 64)) & 1u;
+}
+void set_bit(std::vector<uint64_t>& bits, int v) {
+  bits[static_cast<std::size_t>(v) / 64] |= uint64_t(1) << (v % 64);
+}
+
+// A kernel whose nodes all share one pointwise loop nest (every loop is an outer loop).
+bool pure_pointwise(const FusedNode& f) {
+  return (f.kind == KernelKind::Pointwise || f.kind == KernelKind::Fused);
+}
+// A kernel of reductions sharing one loop nest.
+bool pure_reduction(const FusedNode& f) {
+  return f.kind == KernelKind::Reduction || f.kind == KernelKind::Horizontal;
+}
+
+std::size_t common_prefix(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  return k;
+}
+
+template <typename T>
+std::vector<T> sorted_union(const std::vector<T>& a, const std::vector<T>& b) {
+  std::vector<T> out;
+  out.reserve(a.size() + b.size());
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+std::size_t union_size(const std::vector<ir::BufferId>& a, const std::vector<ir::BufferId>& b) {
+  std::size_t i = 0, j = 0, n = 0;
+  while (i < a.size() || j < b.size()) {
+    ++n;
+    if (j == b.size() || (i < a.size() && a[i] < b[j])) ++i;
+    else if (i == a.size() || b[j] < a[i]) ++j;
+    else ++i, ++j;
+  }
+  return n;
+}
+
+bool contains(const std::vector<int>& sorted, int v) { return std::binary_search(sorted.begin(), sorted.end(), v); }
+
+std::vector<int> sorted_copy(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+std::string_view kernel_kind_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::Pointwise: return "pointwise";
+    case KernelKind::Reduction: return "reduction";
+    case KernelKind::Scan: return "scan";
+    case KernelKind::Extern: return "extern";
+    case KernelKind::Fused: return "fused";
+    case KernelKind::Horizontal: return "horizontal";
+    case KernelKind::OuterLoopFused: return "outer_loop_fused";
+  }
+  return "?";
+}
+
+std::string_view kernel_class_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::Pointwise:
+    case KernelKind::Reduction:
+    case KernelKind::Scan: return "SchedulerNode";
+    case KernelKind::Extern: return "ExternKernelSchedulerNode";
+    case KernelKind::Fused:
+    case KernelKind::Horizontal: return "FusedSchedulerNode";
+    case KernelKind::OuterLoopFused: return "OuterLoopFusedSchedulerNode";
+  }
+  return "?";
+}
+
+std::string_view refusal_name(Refusal r) {
+  switch (r) {
+    case Refusal::Extern: return "extern";
+    case Refusal::Scan: return "scan";
+    case Refusal::IncompatibleRanges: return "incompatible_ranges";
+    case Refusal::DependenceDistance: return "dependence_distance";
+    case Refusal::TooManyNodes: return "too_many_nodes";
+    case Refusal::TooManyBuffers: return "too_many_buffers";
+    case Refusal::LittleSharedData: return "little_shared_data";
+    case Refusal::PeakMemory: return "peak_memory";
+    case Refusal::Cycle: return "cycle";
+  }
+  return "?";
+}
+
+bool score_before(const Score& a, const Score& b) {
+  // §7.3: when the bytes saved differ 16x or more, they alone decide.
+  const uint64_t lo = std::min(a.bytes, b.bytes), hi = std::max(a.bytes, b.bytes);
+  const bool far_apart = hi > 0 && (lo == 0 || hi / 16 >= lo);
+  if (far_apart && a.bytes != b.bytes) return a.bytes > b.bytes;
+  if (a.type != b.type) return a.type > b.type;
+  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  if (a.buffers != b.buffers) return a.buffers > b.buffers;
+  return a.distance < b.distance;
+}
+
+std::string to_string(const Score& s) {
+  return "(" + std::to_string(s.type) + ", " + std::to_string(s.bytes) + ", " + std::to_string(s.buffers) + ", " +
+         std::to_string(-s.distance) + ")";
+}
+
+Fuser::Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts)
+    : p_(p), g_(g), opts_(opts) {
+  const std::size_t n = g.nodes.size();
+  holder_.resize(n);
+  loops_.resize(n);
+  fused_bits_.assign((n + 63) / 64, 0);
+  for (const SchedulerNode& node : g.nodes) {
+    FusedNode f;
+    f.id = node.id;
+    f.name = node.name;
+    f.members = {node.id};
+    switch (node.kind) {
+      case NodeKind::Pointwise:
+        f.kind = KernelKind::Pointwise;
+        f.outer = node.loops.x;
+        f.groups.push_back(LoopGroup{{}, {}, {node.id}, false});
+        break;
+      case NodeKind::Reduction:
+        f.kind = KernelKind::Reduction;
+        f.outer = node.loops.x;
+        f.groups.push_back(LoopGroup{{}, node.loops.r, {node.id}, true});
+        f.has_reduction = true;
+        break;
+      case NodeKind::Scan: f.kind = KernelKind::Scan; break;
+      case NodeKind::Extern: f.kind = KernelKind::Extern; break;
+    }
+    f.deps = node.reads;
+    f.deps.insert(f.deps.end(), node.writes.begin(), node.writes.end());
+    std::sort(f.deps.begin(), f.deps.end());
+    f.deps.erase(std::unique(f.deps.begin(), f.deps.end()), f.deps.end());
+    for (const Dep& d : f.deps) f.buffers.push_back(d.buffer);
+    std::sort(f.buffers.begin(), f.buffers.end());
+    f.buffers.erase(std::unique(f.buffers.begin(), f.buffers.end()), f.buffers.end());
+    f.ancestors = g.ancestors[static_cast<std::size_t>(node.id)];
+    f.min_order = f.max_order = node.id;
+    holder_[static_cast<std::size_t>(node.id)] = node.id;
+    loops_[static_cast<std::size_t>(node.id)] = node.loops;
+    nodes_.push_back(std::move(f));
+  }
+  visit_.assign(nodes_.size(), 0);
+}
+
+std::vector<int> Fuser::alive() const {
+  std::vector<int> out;
+  for (const FusedNode& f : nodes_)
+    if (f.alive) out.push_back(f.id);
+  std::sort(out.begin(), out.end(), [&](int a, int b) { return node(a).min_order < node(b).min_order; });
+  return out;
+}
+
+std::vector<std::pair<int, int>> Fuser::candidates() const {
+  // The fused nodes touching each buffer, in order (Algorithm 7.1 line 2).
+  std::vector<std::vector<int>> touching(p_.buffers.size());
+  for (int id : alive())
+    for (ir::BufferId b : node(id).buffers) touching[static_cast<std::size_t>(b)].push_back(id);
+  std::vector<std::pair<int, int>> pairs;
+  for (const std::vector<int>& list : touching) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (std::size_t j = i + 1; j < list.size() && j <= i + opts_.pair_window; ++j)
+        pairs.emplace_back(list[i], list[j]);
+  }
+  auto key = [&](const std::pair<int, int>& e) {
+    return std::pair<int, int>{node(e.first).min_order, node(e.second).min_order};
+  };
+  std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
+bool Fuser::depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only) const {
+  const std::vector<int> sorted_from = sorted_copy(from);
+  for (int t : to) {
+    const SchedulerNode& node = g_.nodes[static_cast<std::size_t>(t)];
+    if (!weak_only) {
+      for (int pnode : node.preds)
+        if (contains(sorted_from, pnode)) return true;
+      continue;
+    }
+    for (const Dep& d : node.reads) {
+      if (d.kind != DepKind::Weak) continue;
+      if (contains(sorted_from, g_.writer[static_cast<std::size_t>(d.buffer)])) return true;
+    }
+  }
+  return false;
+}
+
+std::string Fuser::distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
+                                      std::size_t depth, const std::vector<int64_t>* refined) const {
+  const std::vector<int> sorted_producers = sorted_copy(producers);
+  auto loops_of = [&](int v) {
+    const NodeLoops& l = loops_[static_cast<std::size_t>(v)];
+    return refined ? refine_loops(l, *refined) : l;
+  };
+  for (int c : consumers) {
+    const SchedulerNode& reader = g_.nodes[static_cast<std::size_t>(c)];
+    const NodeLoops reader_loops = loops_of(c);
+    for (const Access& a : reader.loads) {
+      const int w = g_.writer[static_cast<std::size_t>(a.buffer)];
+      if (w < 0 || !contains(sorted_producers, w)) continue;
+      const SchedulerNode& writer = g_.nodes[static_cast<std::size_t>(w)];
+      const ir::CanonicalAccess written = access_at_depth(p_[a.buffer].write_index(), loops_of(w), depth);
+      const ir::CanonicalAccess read = access_at_depth(a.index, reader_loops, depth);
+      if (written == read) continue;
+      return reader.name + " reads " + p_[a.buffer].name + " at " + ir::to_string(read) + " but " + writer.name +
+             " writes it at " + ir::to_string(written) + ": the dependence distance over the " +
+             std::to_string(depth) + " shared loop(s) is not 0 (Propositions 7.2, 7.3)";
+    }
+  }
+  return {};
+}
+
+FusionDecision Fuser::can_fuse(int a, int b) const {
+  const FusedNode& A = node(a);
+  const FusedNode& B = node(b);
+  STAX_ASSERT(a != b && A.alive && B.alive, "can_fuse of a node with itself or of a dead node");
+  FusionDecision d;
+  auto refuse = [&](Refusal r, std::string why) {
+    d.ok = false;
+    d.refusal = r;
+    d.reason = std::move(why);
+    return d;
+  };
+  for (const FusedNode* f : {&A, &B}) {
+    if (f->kind == KernelKind::Extern)
+      return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul) and runs on its own");
+    if (f->kind == KernelKind::Scan) return refuse(Refusal::Scan, f->name + " is a scan and runs on its own");
+  }
+  const std::size_t members = A.members.size() + B.members.size();
+  if (members > opts_.max_nodes)
+    return refuse(Refusal::TooManyNodes, "the kernel would have " + std::to_string(members) + " nodes (at most " +
+                                             std::to_string(opts_.max_nodes) + ")");
+  const std::size_t buffers = union_size(A.buffers, B.buffers);
+  if (buffers > opts_.max_buffers)
+    return refuse(Refusal::TooManyBuffers, "the kernel would touch " + std::to_string(buffers) +
+                                               " buffers (at most " + std::to_string(opts_.max_buffers) + ")");
+
+  // Shared data: dependencies of both with the same canonical index (§7.3's score).
+  std::vector<Dep> common;
+  std::set_intersection(A.deps.begin(), A.deps.end(), B.deps.begin(), B.deps.end(), std::back_inserter(common));
+  std::set<ir::BufferId> shared_buffers;
+  for (const Dep& dep : common) {
+    d.score.bytes += dep_bytes(dep, p_);
+    shared_buffers.insert(dep.buffer);
+  }
+  d.score.buffers = static_cast<int>(shared_buffers.size());
+  if (d.score.bytes < opts_.min_shared_bytes)
+    return refuse(Refusal::LittleSharedData, "they share " + std::to_string(d.score.bytes) +
+                                                 " bytes accessed at the same index (at least " +
+                                                 std::to_string(opts_.min_shared_bytes) + ")");
+  d.score.type = (A.has_reduction == B.has_reduction) ? 1 : 0;
+  d.score.distance = std::max(std::abs(A.min_order - B.max_order), std::abs(B.min_order - A.max_order));
+
+  const bool ab = depends(A.members, B.members), ba = depends(B.members, A.members);
+  if (ab && ba) return refuse(Refusal::Cycle, "each reads what the other writes");
+  d.vertical = ab || ba;
+  d.swap = ba || (!ab && B.min_order < A.min_order);
+  const FusedNode& first = d.swap ? B : A;
+  const FusedNode& second = d.swap ? A : B;
+  const char* direction = d.vertical ? "vertical" : "horizontal";
+  if (d.vertical && depends(first.members, second.members, true))
+    return refuse(Refusal::DependenceDistance, second.name + " must follow " + first.name +
+                                                   " (WeakDep): ordering dependencies are not fused");
+  if (!d.vertical && d.score.distance > opts_.max_horizontal_distance)
+    return refuse(Refusal::PeakMemory, "horizontal fusion of nodes " + std::to_string(d.score.distance) +
+                                           " apart would keep their buffers alive longer (at most " +
+                                           std::to_string(opts_.max_horizontal_distance) + ")");
+
+  // Definition 7.2 on CPU. Same loop nest: pointwise kernels with the same element count, the
+  // coarser one split to the finer one's loops where needed.
+  if (pure_pointwise(A) && pure_pointwise(B)) {
+    if (std::optional<std::vector<int64_t>> refined = common_refinement(A.outer, B.outer)) {
+      d.kind = KernelKind::Fused;
+      d.depth = refined->size();
+      d.refined = *refined;
+      const bool split = A.outer != B.outer;
+      const std::string why = distance_violation(first.members, second.members, d.depth, split ? &d.refined : nullptr);
+      if (!why.empty()) return refuse(Refusal::DependenceDistance, why);
+      d.reason = split ? "COMPATIBLE_RANGES_NO_REDUCTION, loops " + tuple_text(d.refined)
+                       : "same loops " + tuple_text(d.refined);
+      d.ok = true;
+      return d;
+    }
+  }
+  // Reductions with the same (n, r) and no dependence: one loop, several accumulators.
+  if (pure_reduction(A) && pure_reduction(B) && !d.vertical && A.outer == B.outer &&
+      A.groups[0].reduce == B.groups[0].reduce) {
+    d.kind = KernelKind::Horizontal;
+    d.depth = A.outer.size();
+    d.reason = "SAME_VARS_REDUCE";
+    d.ok = true;
+    return d;
+  }
+  // A common outer loop (example 7.1); none at all is example 7.2's depth 0.
+  d.depth = common_prefix(A.outer, B.outer);
+  auto group_of = [&](const FusedNode& f) {
+    return to_string(g_.nodes[static_cast<std::size_t>(f.members.front())].group);
+  };
+  if (d.depth == 0)
+    return refuse(Refusal::IncompatibleRanges, "outer loop fusion depth 0: " + group_of(first) + " vs " +
+                                                   group_of(second) + "; " + direction + " fusion refused");
+  const std::string why = distance_violation(first.members, second.members, d.depth, nullptr);
+  if (!why.empty()) return refuse(Refusal::DependenceDistance, why);
+  d.kind = KernelKind::OuterLoopFused;
+  d.reason = "outer loop fusion depth " + std::to_string(d.depth) + ", loops " +
+             tuple_text(std::vector<int64_t>(A.outer.begin(), A.outer.begin() + static_cast<std::ptrdiff_t>(d.depth)));
+  d.ok = true;
+  return d;
+}
+
+bool Fuser::would_create_cycle(int a, int b) const {
+  const FusedNode& A = node(a);
+  const FusedNode& B = node(b);
+  auto in_names = [&](int v) {
+    const int h = holder_[static_cast<std::size_t>(v)];
+    return h == a || h == b;
+  };
+  std::vector<int> names = A.members;
+  names.insert(names.end(), B.members.begin(), B.members.end());
+  // Proposition 7.1 in the graph of original nodes: a path that leaves {A, B} and comes back,
+  // i.e. a predecessor outside them that has an ancestor inside them.
+  for (int y : names) {
+    for (int pnode : g_.nodes[static_cast<std::size_t>(y)].preds) {
+      if (in_names(pnode)) continue;
+      for (int m : names)
+        if (g_.is_ancestor(m, pnode)) return true;
+    }
+  }
+  // Through fused nodes: only they create ancestors the sets computed once do not know of. Start
+  // from each fused node holding an ancestor of A or B and search up through fused nodes.
+  std::vector<uint64_t> comb(A.ancestors.size());
+  for (std::size_t w = 0; w < comb.size(); ++w) comb[w] = A.ancestors[w] | B.ancestors[w];
+  for (int m : names) comb[static_cast<std::size_t>(m) / 64] &= ~(uint64_t(1) << (m % 64));
+  if (visit_.size() < nodes_.size()) visit_.resize(nodes_.size(), 0);
+  const uint32_t stamp = ++visit_stamp_;
+  std::vector<int> stack;
+  auto push_holders = [&](const std::vector<uint64_t>& bits, bool outside_comb) {
+    for (std::size_t w = 0; w < bits.size(); ++w) {
+      uint64_t word = bits[w] & fused_bits_[w];
+      if (outside_comb) word &= ~comb[w];
+      while (word) {
+        const int v = static_cast<int>(w * 64) + __builtin_ctzll(word);
+        word &= word - 1;
+        const int h = holder_[static_cast<std::size_t>(v)];
+        if (visit_[static_cast<std::size_t>(h)] == stamp) continue;
+        visit_[static_cast<std::size_t>(h)] = stamp;
+        stack.push_back(h);
+      }
+    }
+  };
+  push_holders(comb, false);
+  while (!stack.empty()) {
+    const FusedNode& f = node(stack.back());
+    stack.pop_back();
+    const bool inside = std::all_of(f.members.begin(), f.members.end(), [&](int m) { return has_bit(comb, m); });
+    if (inside) continue;  // its ancestors are ancestors of A or B already: no new path
+    for (int m : names)
+      if (has_bit(f.ancestors, m)) return true;
+    push_holders(f.ancestors, true);
+  }
+  return false;
+}
+
+int Fuser::fuse(int a, int b, const FusionDecision& d) {
+  STAX_ASSERT(d.ok, "fuse without a positive decision");
+  const FusedNode& first = node(d.swap ? b : a);
+  const FusedNode& second = node(d.swap ? a : b);
+  FusedNode m;
+  m.id = static_cast<int>(nodes_.size());
+  m.name = first.name + "_" + second.name;
+  m.members = first.members;
+  m.members.insert(m.members.end(), second.members.begin(), second.members.end());
+  m.deps = sorted_union(first.deps, second.deps);
+  m.buffers = sorted_union(first.buffers, second.buffers);
+  m.ancestors = first.ancestors;
+  for (std::size_t w = 0; w < m.ancestors.size(); ++w) m.ancestors[w] |= second.ancestors[w];
+  for (int v : m.members) m.ancestors[static_cast<std::size_t>(v) / 64] &= ~(uint64_t(1) << (v % 64));
+  m.min_order = std::min(first.min_order, second.min_order);
+  m.max_order = std::max(first.max_order, second.max_order);
+  m.has_reduction = first.has_reduction || second.has_reduction;
+
+  switch (d.kind) {
+    case KernelKind::Fused:
+      for (int v : m.members) loops_[static_cast<std::size_t>(v)] = refine_loops(loops_[static_cast<std::size_t>(v)], d.refined);
+      m.outer = d.refined;
+      m.groups.push_back(LoopGroup{{}, {}, m.members, false});
+      break;
+    case KernelKind::Horizontal:
+      m.outer = first.outer;
+      m.groups.push_back(LoopGroup{{}, first.groups[0].reduce, m.members, true});
+      break;
+    case KernelKind::OuterLoopFused: {
+      m.outer.assign(first.outer.begin(), first.outer.begin() + static_cast<std::ptrdiff_t>(d.depth));
+      // The loops below the common ones move into each group.
+      for (const FusedNode* f : {&first, &second}) {
+        const std::vector<int64_t> moved(f->outer.begin() + static_cast<std::ptrdiff_t>(d.depth), f->outer.end());
+        for (LoopGroup grp : f->groups) {
+          grp.inner.insert(grp.inner.begin(), moved.begin(), moved.end());
+          m.groups.push_back(std::move(grp));
+        }
+      }
+      // The last group of the first and the first of the second share their loops when they run
+      // the same loops and that is legal: pointwise at distance 0 over all of them, reductions
+      // independent of each other.
+      const std::size_t at = first.groups.size();
+      LoopGroup& g1 = m.groups[at - 1];
+      const LoopGroup& g2 = m.groups[at];
+      bool share = g1.reduction == g2.reduction && g1.inner == g2.inner && g1.reduce == g2.reduce;
+      if (share && g1.reduction) share = !depends(g1.nodes, g2.nodes);
+      if (share && !g1.reduction) share = distance_violation(g1.nodes, g2.nodes, d.depth + g1.inner.size(), nullptr).empty();
+      if (share) {
+        g1.nodes.insert(g1.nodes.end(), g2.nodes.begin(), g2.nodes.end());
+        m.groups.erase(m.groups.begin() + static_cast<std::ptrdiff_t>(at));
+      }
+      break;
+    }
+    case KernelKind::Pointwise:
+    case KernelKind::Reduction:
+    case KernelKind::Scan:
+    case KernelKind::Extern: STAX_ASSERT(false, "fuse: a decision of a single-node kind");
+  }
+  if (m.groups.size() == 1) {
+    // One group: all its loops are shared by every node.
+    LoopGroup& grp = m.groups[0];
+    m.outer.insert(m.outer.end(), grp.inner.begin(), grp.inner.end());
+    grp.inner.clear();
+    m.kind = grp.reduction ? KernelKind::Horizontal : KernelKind::Fused;
+  } else {
+    m.kind = KernelKind::OuterLoopFused;
+  }
+
+  nodes_[static_cast<std::size_t>(a)].alive = false;
+  nodes_[static_cast<std::size_t>(b)].alive = false;
+  for (int v : m.members) {
+    holder_[static_cast<std::size_t>(v)] = m.id;
+    set_bit(fused_bits_, v);
+  }
+  nodes_.push_back(std::move(m));
+  visit_.push_back(0);
+  return nodes_.back().id;
+}
+
+}  // namespace stax::scheduler
