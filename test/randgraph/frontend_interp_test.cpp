@@ -1,16 +1,20 @@
 // Random graphs through the front end and the reference interpreter. Every generated graph is
 // valid, so any rejection or failure is a bug in one of the two (or in the generator): the
 // failure message gives the seed and the JSON. The front end's inferred dtypes and shapes are
-// compared with the generator's own inference, and interpreting the graph with and without
-// expanded composites must agree.
+// compared with the generator's own inference, every value must lie within the bounds the
+// generator claims for it, and interpreting the graph with and without expanded composites must
+// agree.
 //
 // STAX_RANDOM_GRAPHS=N raises the number of graphs per profile (default 300).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "random_graph.h"
 #include "stax/graph/frontend.h"
@@ -52,6 +56,33 @@ std::string compare(const std::vector<Tensor>& a, const std::vector<Tensor>& b) 
       if (!(std::fabs(x - y) <= tol)) {
         std::ostringstream os;
         os << "output " << k << " element " << i << ": " << x << " vs " << y;
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+// Every element of every named value lies within the bounds the generator claims (values
+// with possible inf/nan excepted): interprets the graph with all named values as outputs.
+// Returns the first violation, or "".
+std::string check_bounds(const RandomGraph& rg, const std::vector<Tensor>& inputs) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(rg.json);
+  nlohmann::ordered_json outs = nlohmann::ordered_json::array();
+  for (const ValueSignature& v : rg.values) outs.push_back(v.name);
+  doc["outputs"] = outs;
+  graph::Graph g = graph::parse_graph(doc.dump());
+  std::vector<Tensor> out = interp::interpret(g, inputs);
+  for (std::size_t k = 0; k < out.size() && k < rg.values.size(); ++k) {
+    const ValueSignature& v = rg.values[k];
+    if (!v.finite || v.dtype == DType::Bool) continue;
+    double tol = 1e-5 * std::max({1.0, std::fabs(v.lo), std::fabs(v.hi)});
+    for (int64_t i = 0; i < out[k].numel(); ++i) {
+      double x = out[k].get_double(i);
+      if (std::isnan(x) || x < v.lo - tol || x > v.hi + tol) {
+        std::ostringstream os;
+        os << "value '" << v.name << "' element " << i << " = " << x << " is outside the generator's bounds ["
+           << v.lo << ", " << v.hi << "]";
         return os.str();
       }
     }
@@ -138,6 +169,9 @@ void run_profile(const Profile& prof, int n, uint64_t base) {
             }
           }
       }
+      stage = "bounds";
+      std::string outside = check_bounds(rg, inputs);
+      if (!outside.empty()) ADD_FAILURE() << prof.name << " seed " << seed << ": " << outside << "\n" << rg.json;
       stage = "expand_composites";
       graph::Graph ex = graph::expand_composites(g);
       std::vector<Tensor> out2 = interp::interpret(ex, inputs);

@@ -153,7 +153,7 @@ RandomGraph Gen::build() {
     Val v;
     add_input(rng.pick(opt.dtypes), random_shape(), v);
     pool_.push_back(v);
-    sigs_.push_back({v.name, v.dtype, v.shape});
+    record(v);
   }
   int n_const = rng.chance(0.5) ? 0 : static_cast<int>(rng.range(1, 2));
   if (pool_.empty()) n_const = std::max(n_const, 1);
@@ -161,7 +161,7 @@ RandomGraph Gen::build() {
     Val v;
     add_constant(rng.pick(opt.dtypes), random_shape(), v);
     pool_.push_back(v);
-    sigs_.push_back({v.name, v.dtype, v.shape});
+    record(v);
   }
 
   int steps = static_cast<int>(rng.range(1, std::max(1, opt.max_nodes)));

@@ -65,11 +65,16 @@ struct RandomGraphOptions {
   bool nonfinite = true;
 };
 
-// Expected dtype and shape of a named value, as the generator inferred it.
+// Expected dtype and shape of a named value, as the generator inferred it, and bounds of its
+// elements: with `finite`, every element lies in [lo, hi] (up to float rounding) for inputs
+// drawn as `staxc` draws them. A comparison may scale its absolute tolerance by
+// max(1, |lo|, |hi|): float32 error grows with the magnitudes a computation goes through.
 struct ValueSignature {
   std::string name;
   DType dtype = DType::Float32;
   Shape shape;
+  double lo = 0, hi = 0;
+  bool finite = true;  // false: inf or nan may occur (only with options.nonfinite)
 };
 
 struct RandomGraph {

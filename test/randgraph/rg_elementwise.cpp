@@ -353,7 +353,7 @@ bool gen_pow(Gen& g, const std::string& op) {
       r.lo = *std::min_element(c, c + 4);
       r.hi = *std::max_element(c, c + 4);
     } else {
-      double m = std::pow(base.mag(), std::max(1.0, ex.hi));
+      double m = std::pow(std::max(1.0, base.mag()), std::max(1.0, ex.hi));
       r.lo = -m;
       r.hi = m;
     }

@@ -86,6 +86,17 @@ Shape Gen::broadcast_partner(const Shape& s) {
   return fits(b) ? out : s;
 }
 
+void Gen::record(const Val& v) {
+  ValueSignature sig;
+  sig.name = v.name;
+  sig.dtype = v.dtype;
+  sig.shape = v.shape;
+  sig.finite = v.finite;
+  sig.lo = v.dtype == DType::Bool ? 0.0 : v.lo;
+  sig.hi = v.dtype == DType::Bool ? 1.0 : v.hi;
+  sigs_.push_back(sig);
+}
+
 std::string Gen::unique(std::string base) {
   std::string n = base;
   for (int k = 2; names_.count(n); ++k) n = base + "_" + std::to_string(k);
@@ -239,7 +250,7 @@ Val Gen::leaf(DType dt, const Shape& s) {
     add_constant(dt, s, v);
   }
   pool_.push_back(v);
-  sigs_.push_back({v.name, v.dtype, v.shape});
+  record(v);
   return v;
 }
 
@@ -292,7 +303,7 @@ Val Gen::emit(std::string_view op, std::vector<Json> args, const Json& attrs, Va
   result.ref = result.name;
   nodes_.push_back(node);
   pool_.push_back(result);
-  sigs_.push_back({result.name, result.dtype, result.shape});
+  record(result);
   return result;
 }
 
@@ -312,7 +323,7 @@ Val Gen::materialize(const Val& v) {
   out.ref = out.name;
   nodes_.push_back(node);
   pool_.push_back(out);
-  sigs_.push_back({out.name, out.dtype, out.shape});
+  record(out);
   return out;
 }
 

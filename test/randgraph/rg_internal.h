@@ -159,6 +159,7 @@ class Gen {
 
  private:
   std::string unique(std::string base);
+  void record(const Val& v);  // its signature and bounds, for RandomGraph::values
   void add_input(DType dt, const Shape& s, Val& v);
   void add_constant(DType dt, const Shape& s, Val& v);
   void choose_outputs();
