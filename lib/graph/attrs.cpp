@@ -117,7 +117,8 @@ std::vector<int64_t> read_dim_list(const Site& s, const Json& j, std::string_vie
 DType read_dtype(const Site& s, const Json& j, std::string_view sub) {
   std::string name = read_string(s, j, sub);
   if (auto dt = parse_dtype(name)) return *dt;
-  s.fail(sub, "unknown dtype '" + name + "' (expected float32, float64, int32, int64 or bool)");
+  s.fail(sub, "unknown dtype '" + printable(name) +
+                  "' (expected float32, float64, int32, int64 or bool)");
 }
 
 int64_t normalize_dim(const Site& s, int64_t d, int64_t ndim, std::string_view sub) {

@@ -59,26 +59,28 @@ void store(Tensor& t, int64_t i, const Scalar& v) {
 
 Tensor read_file(const Site& s, const std::string& name, DType dt, const Shape& shape,
                  const std::string& base_dir) {
+  if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
   std::filesystem::path path = std::filesystem::path(base_dir) / name;
+  std::string shown = printable(path.string());
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    s.fail(".file", "constant file '" + path.string() + "' does not exist or is not a file");
+    s.fail(".file", "constant file '" + shown + "' does not exist or is not a file");
   Tensor t(dt, shape);
   auto expected = static_cast<std::uintmax_t>(t.nbytes());
   std::uintmax_t actual = std::filesystem::file_size(path, ec);
-  if (ec) s.fail(".file", "cannot read constant file '" + path.string() + "'");
+  if (ec) s.fail(".file", "cannot read constant file '" + shown + "'");
   if (actual != expected)
-    s.fail(".file", "constant file '" + path.string() + "' has " + std::to_string(actual) +
+    s.fail(".file", "constant file '" + shown + "' has " + std::to_string(actual) +
                         " bytes; " + std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
                         std::to_string(expected) + (actual < expected ? " (file too short)" : ""));
   std::ifstream in(path, std::ios::binary);
   in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
   if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
-    s.fail(".file", "cannot read " + std::to_string(expected) + " bytes from '" + path.string() + "'");
+    s.fail(".file", "cannot read " + std::to_string(expected) + " bytes from '" + shown + "'");
   if (dt == DType::Bool) {
     for (std::size_t i = 0; i < t.nbytes(); ++i)
       if (t.data()[i] > 1)
-        s.fail(".file", "byte " + std::to_string(i) + " of bool constant file '" + path.string() +
+        s.fail(".file", "byte " + std::to_string(i) + " of bool constant file '" + shown +
                             "' is " + std::to_string(t.data()[i]) + " (expected 0 or 1)");
   }
   // The file is little-endian, as is every machine staxc runs on (x86-64).

@@ -137,7 +137,7 @@ void infer_unary(const NodeCtx& c, Value& v) {
     if (const Json* a = c.attr("approximate")) {
       std::string mode = read_string(c.site, *a, ".approximate");
       if (mode != "none" && mode != "tanh")
-        c.site.fail(".approximate", "expected \"none\" or \"tanh\", got \"" + mode + "\"");
+        c.site.fail(".approximate", "expected \"none\" or \"tanh\", got \"" + printable(mode) + "\"");
       v.attrs.approximate_tanh = mode == "tanh";
     }
   }
@@ -154,7 +154,7 @@ RoundingMode read_rounding_mode(const NodeCtx& c) {
   if (mode == "trunc") return RoundingMode::Trunc;
   if (mode == "floor") return RoundingMode::Floor;
   c.site.fail(".rounding_mode", "expected \"trunc\" or \"floor\" (or no rounding_mode), got \"" +
-                                    mode + "\"");
+                                    printable(mode) + "\"");
 }
 
 void reject_bool_common(const NodeCtx& c, DType common, std::string_view what = "") {

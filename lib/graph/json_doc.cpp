@@ -17,6 +17,30 @@ const Json* Json::find(std::string_view key) const {
   return nullptr;
 }
 
+std::string printable(std::string_view text) {
+  constexpr std::size_t kMax = 300;
+  std::string out;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (k == kMax) return out + "...";
+    auto c = static_cast<unsigned char>(text[k]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string_view json_kind_name(const Json& j) {
   switch (j.kind) {
     case Json::Kind::Null: return "null";
@@ -36,7 +60,7 @@ std::string json_brief(const Json& j) {
     case Json::Kind::Bool: return j.b ? "true" : "false";
     case Json::Kind::Int:
     case Json::Kind::Float: return j.text;
-    case Json::Kind::String: return "\"" + j.text + "\"";
+    case Json::Kind::String: return "\"" + printable(j.text) + "\"";
     case Json::Kind::Array: return "a list";
     case Json::Kind::Object: return "an object";
   }
@@ -100,7 +124,8 @@ class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
   bool key(string_t& k) override {
     Frame& top = stack_.back();
     if (!top.keys.insert(k).second)
-      return fail(join(container_path(stack_.size()), k), "duplicate key '" + k + "'");
+      return fail(join(container_path(stack_.size()), printable(k)),
+                  "duplicate key '" + printable(k) + "'");
     top.pending_key = std::move(k);
     return true;
   }
@@ -109,7 +134,7 @@ class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
                    const nlohmann::detail::exception& ex) override {
     auto [line, column] = line_column(position);
     return fail("", "invalid JSON at line " + std::to_string(line) + ", column " +
-                        std::to_string(column) + ": " + describe(ex.what()));
+                        std::to_string(column) + ": " + printable(describe(ex.what())));
   }
 
   bool failed() const { return failed_; }
@@ -137,7 +162,7 @@ class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
       if (f.node->kind == Json::Kind::Array)
         p += "[" + std::to_string(f.node->items.size() - 1) + "]";
       else
-        p = join(p, f.pending_key);
+        p = join(p, printable(f.pending_key));
     }
     return p;
   }
@@ -149,7 +174,7 @@ class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
     const Frame& top = stack_.back();
     if (top.node->kind == Json::Kind::Array)
       return p + "[" + std::to_string(top.node->items.size()) + "]";
-    return join(p, top.pending_key);
+    return join(p, printable(top.pending_key));
   }
 
   Json* add(Json j) {
@@ -235,7 +260,7 @@ Json parse_json(std::string_view text) {
   try {
     ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const nlohmann::json::exception& e) {
-    throw GraphError("", "", "", std::string("invalid JSON: ") + e.what());
+    throw GraphError("", "", "", "invalid JSON: " + printable(e.what()));
   }
   if (builder.failed()) throw GraphError(builder.error_path(), "", "", builder.error_message());
   if (!ok) throw GraphError("", "", "", "invalid JSON");

@@ -35,6 +35,10 @@ struct Json {
   const Json* find(std::string_view key) const;
 };
 
+// User text made safe for a one-line message: control characters and DEL become \n, \r, \t
+// or \xHH escapes, and anything past 300 bytes is cut with "...".
+std::string printable(std::string_view text);
+
 // "an object", "a string", ... for messages.
 std::string_view json_kind_name(const Json& j);
 // The literal as written (numbers), quoted string, or the kind name.

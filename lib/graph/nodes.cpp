@@ -143,7 +143,7 @@ ValueId GraphReader::read_node(const Json& obj, const std::string& path, bool is
   if (op_json == nullptr || op_json->is_null()) s.fail("", "missing key 'op'");
   std::string op_text = read_string(s, *op_json, ".op");
   std::optional<Op> op = parse_op(op_text);
-  if (!op) s.fail(".op", "unknown op '" + op_text + "'");
+  if (!op) s.fail(".op", "unknown op '" + printable(op_text) + "'");
   s.op = op_text;
 
   std::vector<std::string_view> allowed = allowed_attrs(*op);
@@ -194,10 +194,10 @@ Arg GraphReader::read_arg(const Site& s, const Json& a, std::size_t k) {
   auto later = node_index_.find(a.text);
   if (later != node_index_.end()) {
     if (later->second == current_index_) s.fail(sub, "node '" + a.text + "' uses itself");
-    s.fail(sub, "'" + a.text + "' is used before its definition (nodes[" +
+    s.fail(sub, "'" + printable(a.text) + "' is used before its definition (nodes[" +
                     std::to_string(later->second) + "])");
   }
-  s.fail(sub, "unknown value '" + a.text + "'");
+  s.fail(sub, "unknown value '" + printable(a.text) + "'");
 }
 
 void GraphReader::check_args(const Site& s, Op op, const std::vector<Arg>& args) {

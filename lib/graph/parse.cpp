@@ -85,7 +85,7 @@ void check_keys(const Site& s, const Json& obj, const std::vector<std::string_vi
                 std::string_view what) {
   for (const auto& [key, value] : obj.members) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string message = "unknown key '" + key + "' for " + std::string(what);
+    std::string message = "unknown key '" + printable(key) + "' for " + std::string(what);
     std::string_view best;
     std::size_t best_distance = 3;
     for (std::string_view a : allowed) {
@@ -96,14 +96,14 @@ void check_keys(const Site& s, const Json& obj, const std::vector<std::string_vi
       }
     }
     if (!best.empty()) message += " (did you mean '" + std::string(best) + "'?)";
-    s.fail("." + key, message);
+    s.fail("." + printable(key), message);
   }
 }
 
 std::string GraphReader::read_value_name(const Site& s, const Json& obj) {
   std::string name = read_string(s, require(s, obj, "name"), ".name");
   if (!is_valid_value_name(name))
-    s.fail(".name", "invalid value name '" + name +
+    s.fail(".name", "invalid value name '" + printable(name) +
                         "' (names match [A-Za-z0-9_.-]+ and are not inf, -inf or nan)");
   auto it = defined_at_.find(name);
   if (it != defined_at_.end())
@@ -198,7 +198,7 @@ void GraphReader::read_outputs(const Json& list) {
     std::string name = read_string(top, list.items[k], sub);
     auto it = ids_.find(name);
     if (it == ids_.end())
-      top.fail(sub, "output '" + name + "' names no input, constant or node");
+      top.fail(sub, "output '" + printable(name) + "' names no input, constant or node");
     g_.outputs.push_back(it->second);
   }
 }
@@ -214,12 +214,13 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 Graph load_graph(const std::filesystem::path& file) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
-    throw UserError("cannot read graph file '" + file.string() + "': it is a directory");
+    throw UserError("cannot read graph file '" + detail::printable(file.string()) +
+                    "': it is a directory");
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw UserError("cannot open graph file '" + file.string() + "'");
+  if (!in) throw UserError("cannot open graph file '" + detail::printable(file.string()) + "'");
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read graph file '" + file.string() + "'");
+  if (in.bad()) throw UserError("cannot read graph file '" + detail::printable(file.string()) + "'");
   std::filesystem::path dir = file.parent_path();
   if (dir.empty()) dir = ".";
   return parse_graph(text.str(), dir);

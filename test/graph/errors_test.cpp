@@ -228,5 +228,22 @@ TEST(GraphErrors, OutputNamesNothing) {
   EXPECT_GRAPH_ERROR(doc("x:float32[4]", "[]", "[]"), "outputs", "at least one output");
 }
 
+// Errors are one clean line: user text with control characters is escaped, never echoed raw.
+TEST(GraphErrors, MessagesEscapeControlCharacters) {
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "ne\ng", "args": ["x"]})"), "nodes[0].op",
+                     "unknown op 'ne\\ng'");
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "neg", "args": ["x"], "ke\u001bpdim": 1})"),
+                     "nodes[0].ke\\x1bpdim", "unknown key 'ke\\x1bpdim'");
+  EXPECT_GRAPH_ERROR(doc("x:float\\r32[4]", "[]", R"(["x"])"), "inputs[0].dtype",
+                     "unknown dtype 'float\\r32'");
+  EXPECT_GRAPH_ERROR(doc("", "[]", R"(["w"])",
+                         R"([{"name": "w", "dtype": "float32", "shape": [1], "file": "a\u0000b"}])"),
+                     "constants[0].file", "the file name contains a NUL byte");
+  std::string long_name(1000, 'q');
+  GraphError e = error_of(one_node("x:float32[4]", R"({"op": "exp", "args": [")" + long_name + R"("]})"));
+  EXPECT_LT(e.message().size(), 400u);
+  EXPECT_NE(e.message().find("qqq..."), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stax::graph
