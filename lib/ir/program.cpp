@@ -81,6 +81,16 @@ std::vector<std::string> Program::buffer_names() const {
   return names;
 }
 
+bool has_side_effects(const Buffer& b) {
+  if (!b.body) return false;
+  for (const Expr& e : topo_order(b.body)) {
+    const bool int_division = e.op() == ExprOp::FloorDiv || e.op() == ExprOp::TruncDiv ||
+                              e.op() == ExprOp::Remainder;
+    if (int_division && !is_floating(e.dtype())) return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::string where_in(const Buffer& b) { return " (buffer " + b.name + ")"; }

@@ -373,6 +373,8 @@ TEST(Lowering, DeadNodesDropButIntegerDivisionStays) {
   ir::Program p = lower(g);
   ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Pointwise, K::Pointwise}));
   EXPECT_EQ(body(p, 1), "remainder(x[x0], x[x0])");
+  EXPECT_TRUE(ir::has_side_effects(p[1]));
+  EXPECT_FALSE(ir::has_side_effects(p[2]));
   EXPECT_EQ(p.outputs.at(0).buffer, 2);
 }
 
