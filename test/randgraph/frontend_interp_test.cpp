@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -195,6 +196,88 @@ TEST(RandomGraphs, FrontEndAcceptsAndInterpreterRuns) {
     run_profile(p, n, base);
     base += 100000;
   }
+}
+
+// The same graph with every `from` dtype (inputs, constants, `to`/`full`/`arange` dtypes) made
+// `to`: int32 -> int64 must give the same values exactly (the generator keeps ints within
+// 2^24, far from any overflow), float32 -> float64 the same values up to float32 rounding.
+std::string retype(const std::string& json, DType from, DType to) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json);
+  std::string f(dtype_name(from)), t(dtype_name(to));
+  std::function<void(nlohmann::ordered_json&)> walk = [&](nlohmann::ordered_json& j) {
+    if (j.is_object()) {
+      if (j.contains("dtype") && j["dtype"] == f) j["dtype"] = t;
+      for (auto& [k, v] : j.items()) walk(v);
+    } else if (j.is_array()) {
+      for (auto& v : j) walk(v);
+    }
+  };
+  walk(doc);
+  return doc.dump();
+}
+
+Tensor convert(const Tensor& x, DType to) {
+  Tensor y(to, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (is_floating(to)) y.set_double(i, x.get_double(i));
+    else y.set_int(i, x.get_int(i));
+  }
+  return y;
+}
+
+void check_retyped(DType from, DType to, const RandomGraphOptions& opt, int n, uint64_t base) {
+  int compared = 0;
+  for (uint64_t s = 0; s < static_cast<uint64_t>(n); ++s) {
+    uint64_t seed = base + s;
+    RandomGraph rg = random_graph(seed, opt);
+    try {
+      graph::Graph a = graph::parse_graph(rg.json);
+      std::vector<Tensor> in_a = make_inputs(a, seed);
+      graph::Graph b;
+      try {
+        b = graph::parse_graph(retype(rg.json, from, to));
+      } catch (const GraphError&) {
+        // Retyping can make a graph invalid (a float32 from `int * 1.0` meeting a float64 in
+        // matmul, which does not promote): nothing to compare.
+        continue;
+      }
+      std::vector<Tensor> in_b;
+      for (const Tensor& t : in_a) in_b.push_back(t.dtype() == from ? convert(t, to) : t);
+      std::vector<Tensor> oa = interp::interpret(a, in_a), ob = interp::interpret(b, in_b);
+      ++compared;
+      for (std::size_t k = 0; k < oa.size(); ++k) {
+        const ValueSignature* sig = nullptr;
+        for (const ValueSignature& v : rg.values)
+          if (v.name == a[a.outputs[k]].name) sig = &v;
+        double scale = sig ? std::max({1.0, std::fabs(sig->lo), std::fabs(sig->hi)}) : 1.0;
+        double tol = is_floating(from) ? 1e-3 * scale : 0.0;
+        for (int64_t i = 0; i < oa[k].numel(); ++i) {
+          double x = oa[k].get_double(i), y = ob[k].get_double(i);
+          if (x == y || (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= tol) continue;
+          ADD_FAILURE() << dtype_name(from) << "->" << dtype_name(to) << " seed " << seed << ": output " << k
+                        << " element " << i << ": " << x << " vs " << y << "\n" << rg.json;
+          break;
+        }
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << dtype_name(from) << "->" << dtype_name(to) << " seed " << seed << ": threw " << e.what()
+                    << "\n" << rg.json;
+    }
+  }
+  EXPECT_GT(compared, n / 2);
+}
+
+TEST(RandomGraphs, Int32AndInt64VersionsAgreeExactly) {
+  RandomGraphOptions opt;
+  opt.dtypes = {DType::Int32, DType::Int64, DType::Bool, DType::Float32};
+  check_retyped(DType::Int32, DType::Int64, opt, graph_count(300), 700000);
+}
+
+TEST(RandomGraphs, Float32AndFloat64VersionsAgree) {
+  RandomGraphOptions opt;
+  opt.dtypes = {DType::Float32, DType::Int64, DType::Bool};
+  opt.nonfinite = false;
+  check_retyped(DType::Float32, DType::Float64, opt, graph_count(300), 800000);
 }
 
 }  // namespace
