@@ -43,6 +43,19 @@ Index mul_in(const Index& a, const Index& b, const VarRanges& ranges);
 Index floordiv_in(const Index& a, int64_t d, const VarRanges& ranges);
 Index mod_in(const Index& a, int64_t d, const VarRanges& ranges);
 
+// floor(a / d) and a - d * floor(a / d) (Python's // and %).
+inline int64_t floor_div(int64_t a, int64_t d) {
+  int64_t q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) --q;
+  return q;
+}
+
+inline int64_t py_mod(int64_t a, int64_t d) {
+  int64_t r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+
 constexpr int64_t kPosInf = INT64_MAX;
 constexpr int64_t kNegInf = INT64_MIN;
 
