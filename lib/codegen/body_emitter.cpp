@@ -201,6 +201,11 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
     return call(fn, e.operands().size(), "");
   };
   auto infix = [&](const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; };
+  // A comparison of an operand with itself goes through a function (no self-comparison warning).
+  auto compare = [&](const char* op, const std::string& fn) {
+    if (a[0] != a[1]) return infix(op);
+    return call(fn, 2, cxx_type(e.operand(0).dtype()));
+  };
   auto checked = [&](const std::string& fn) {
     sections_.insert("intdiv");
     if (flt) return call(fn, 2, T);
@@ -274,16 +279,16 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
       if (dt != DType::Bool) return infix(op);
       // On bools: the logical operators, unless the right operand checks a divisor (&& and ||
       // would skip it; PyTorch evaluates both), then & | on ints converted back to bool.
-      if (e.op() == ExprOp::BitwiseXor) return infix("!=");
+      if (e.op() == ExprOp::BitwiseXor) return compare("!=", "ne");
       if (!has_checked_division(e.operand(1))) return infix(e.op() == ExprOp::BitwiseAnd ? "&&" : "||");
       return "static_cast<bool>" + infix(op);
     }
-    case ExprOp::Eq: return infix("==");
-    case ExprOp::Ne: return infix("!=");
-    case ExprOp::Lt: return infix("<");
-    case ExprOp::Le: return infix("<=");
-    case ExprOp::Gt: return infix(">");
-    case ExprOp::Ge: return infix(">=");
+    case ExprOp::Eq: return compare("==", "eq");
+    case ExprOp::Ne: return compare("!=", "ne");
+    case ExprOp::Lt: return compare("<", "lt");
+    case ExprOp::Le: return compare("<=", "le");
+    case ExprOp::Gt: return compare(">", "gt");
+    case ExprOp::Ge: return compare(">=", "ge");
     case ExprOp::Where: return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
     case ExprOp::Masked: break;  // masked_text
   }

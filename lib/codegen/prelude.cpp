@@ -8,6 +8,7 @@ namespace stax::codegen {
 
 namespace detail {
 extern const std::string_view kPreludeSource;
+extern const std::string_view kVecSource;
 }  // namespace detail
 
 namespace {
@@ -34,10 +35,9 @@ std::vector<std::string> split_words(std::string_view s) {
   return words;
 }
 
-// Parses the marker structure described at the top of stax_prelude.h.
-std::vector<Section> parse_sections() {
-  std::vector<Section> sections;
-  std::string_view src = prelude_source();
+// Parses the marker structure described at the top of stax_prelude.h (stax_vec.h follows the
+// same rules), appending to `sections`.
+void parse_sections(std::string_view src, std::vector<Section>& sections) {
   bool ended = false;
   while (!src.empty() && !ended) {
     std::size_t eol = src.find('\n');
@@ -58,13 +58,28 @@ std::vector<Section> parse_sections() {
       sections.back().text.append(line).push_back('\n');
     }
   }
-  STAX_ASSERT(ended, "the prelude lacks its // @end-sections line");
-  return sections;
+  STAX_ASSERT(ended, "a runtime header lacks its // @end-sections line");
+}
+
+// The prelude's sections, then the vector layer's (which require some of the prelude's).
+std::vector<Section> parse_all_sections() {
+  std::vector<Section> all;
+  parse_sections(prelude_source(), all);
+  parse_sections(vec_source(), all);
+  return all;
 }
 
 const std::vector<Section>& sections() {
-  static const std::vector<Section> all = parse_sections();
+  static const std::vector<Section> all = parse_all_sections();
   return all;
+}
+
+std::vector<std::string> names_in(std::string_view src) {
+  std::vector<Section> parsed;
+  parse_sections(src, parsed);
+  std::vector<std::string> names;
+  for (const Section& s : parsed) names.push_back(s.name);
+  return names;
 }
 
 const Section& find_section(std::string_view name) {
@@ -82,11 +97,11 @@ void add_with_requirements(const std::string& name, std::set<std::string>& out) 
 
 std::string_view prelude_source() { return detail::kPreludeSource; }
 
-std::vector<std::string> prelude_section_names() {
-  std::vector<std::string> names;
-  for (const Section& s : sections()) names.push_back(s.name);
-  return names;
-}
+std::string_view vec_source() { return detail::kVecSource; }
+
+std::vector<std::string> prelude_section_names() { return names_in(prelude_source()); }
+
+std::vector<std::string> vec_section_names() { return names_in(vec_source()); }
 
 std::string prelude_text(const std::set<std::string>& wanted) {
   std::set<std::string> closure;

@@ -155,6 +155,15 @@ template <typename T> inline T round(T x) {
   else return x;
 }
 
+// Comparisons as functions, for an operand compared with itself (x == x of an int would draw
+// -Wtautological-compare; NaN makes it meaningful for floats).
+template <typename T> inline bool eq(T a, T b) { return a == b; }
+template <typename T> inline bool ne(T a, T b) { return a != b; }
+template <typename T> inline bool lt(T a, T b) { return a < b; }
+template <typename T> inline bool le(T a, T b) { return a <= b; }
+template <typename T> inline bool gt(T a, T b) { return a > b; }
+template <typename T> inline bool ge(T a, T b) { return a >= b; }
+
 template <typename T> inline T bitwise_not(T x) {
   if constexpr (std::is_same_v<T, bool>) return !x;
   else return static_cast<T>(~x);
