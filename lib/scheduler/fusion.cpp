@@ -42,17 +42,6 @@ std::vector<T> sorted_union(const std::vector<T>& a, const std::vector<T>& b) {
   return out;
 }
 
-std::size_t union_size(const std::vector<ir::BufferId>& a, const std::vector<ir::BufferId>& b) {
-  std::size_t i = 0, j = 0, n = 0;
-  while (i < a.size() || j < b.size()) {
-    ++n;
-    if (j == b.size() || (i < a.size() && a[i] < b[j])) ++i;
-    else if (i == a.size() || b[j] < a[i]) ++j;
-    else ++i, ++j;
-  }
-  return n;
-}
-
 bool contains(const std::vector<int>& sorted, int v) { return std::binary_search(sorted.begin(), sorted.end(), v); }
 
 std::vector<int> sorted_copy(std::vector<int> v) {
@@ -159,6 +148,14 @@ Fuser::Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts)
     nodes_.push_back(std::move(f));
   }
   visit_.assign(nodes_.size(), 0);
+  readers_.assign(p.buffers.size(), {});
+  is_output_.assign(p.buffers.size(), false);
+  for (const SchedulerNode& node : g.nodes)
+    for (const Dep& d : node.reads) {
+      std::vector<int>& r = readers_[static_cast<std::size_t>(d.buffer)];
+      if (r.empty() || r.back() != node.id) r.push_back(node.id);
+    }
+  for (const ir::ProgramOutput& o : p.outputs) is_output_[static_cast<std::size_t>(o.buffer)] = true;
 }
 
 std::vector<int> Fuser::alive() const {
@@ -167,6 +164,22 @@ std::vector<int> Fuser::alive() const {
     if (f.alive) out.push_back(f.id);
   std::sort(out.begin(), out.end(), [&](int a, int b) { return node(a).min_order < node(b).min_order; });
   return out;
+}
+
+std::size_t Fuser::io_buffers(const FusedNode& a, const FusedNode& b) const {
+  auto inside = [&](int v) {
+    const int h = holder_[static_cast<std::size_t>(v)];
+    return h == a.id || h == b.id;
+  };
+  std::size_t n = 0;
+  for (ir::BufferId buf : sorted_union(a.buffers, b.buffers)) {
+    const auto k = static_cast<std::size_t>(buf);
+    const int w = g_.writer[k];
+    const bool internal = w >= 0 && inside(w) && !is_output_[k] && !readers_[k].empty() &&
+                          std::all_of(readers_[k].begin(), readers_[k].end(), inside);
+    if (!internal) ++n;
+  }
+  return n;
 }
 
 std::vector<std::pair<int, int>> Fuser::candidates() const {
@@ -250,10 +263,10 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   if (members > opts_.max_nodes)
     return refuse(Refusal::TooManyNodes, "the kernel would have " + std::to_string(members) + " nodes (at most " +
                                              std::to_string(opts_.max_nodes) + ")");
-  const std::size_t buffers = union_size(A.buffers, B.buffers);
+  const std::size_t buffers = io_buffers(A, B);
   if (buffers > opts_.max_buffers)
-    return refuse(Refusal::TooManyBuffers, "the kernel would touch " + std::to_string(buffers) +
-                                               " buffers (at most " + std::to_string(opts_.max_buffers) + ")");
+    return refuse(Refusal::TooManyBuffers, "the kernel would read or write " + std::to_string(buffers) +
+                                               " buffers in memory (at most " + std::to_string(opts_.max_buffers) + ")");
 
   // Shared data: dependencies of both with the same canonical index (§7.3's score).
   std::vector<Dep> common;

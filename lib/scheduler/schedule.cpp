@@ -122,7 +122,7 @@ int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule
       r.reason = c.decision.reason;
       r.score = c.decision.score;
       log.line("fusing " + r.first + " with " + r.second);
-      log.line("  " + std::string(r.vertical ? "vertical" : "horizontal") + ", " + r.reason + "; score " +
+      log.line("  " + std::string(r.vertical ? "vertical" : "horizontal") + " fusion: " + r.reason + "; score " +
                to_string(r.score) + ": shared data " + std::to_string(r.score.bytes) + " bytes in " +
                std::to_string(r.score.buffers) + " buffer(s)");
       log.line(m.name + ": " + std::string(kernel_class_name(m.kind)) + "(" + class_list(f, m) + ")");

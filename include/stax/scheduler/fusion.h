@@ -42,7 +42,7 @@ enum class Refusal : unsigned char {
   IncompatibleRanges,  // Definition 7.2 on CPU: no common outer loop (outer-loop depth 0)
   DependenceDistance,  // Propositions 7.2/7.3: a read not at the canonical index written
   TooManyNodes,        // the fused kernel would have more than max_nodes nodes
-  TooManyBuffers,      // ... or touch more than max_buffers distinct buffers
+  TooManyBuffers,      // ... or read or write more than max_buffers distinct buffers in memory
   LittleSharedData,    // the pair shares fewer bytes than min_shared_bytes
   PeakMemory,          // horizontal fusion of nodes far apart: lifetimes would grow
   Cycle,               // Proposition 7.1: the merge would close a cycle
@@ -78,7 +78,7 @@ struct FusionOptions {
   bool fuse = true;                  // false: every node is its own kernel (--no-fuse)
   int max_rounds = 10;               // Algorithm 7.1
   std::size_t max_nodes = 128;       // nodes per fused kernel
-  std::size_t max_buffers = 32;      // distinct buffers per fused kernel
+  std::size_t max_buffers = 32;      // distinct buffers a fused kernel reads or writes in memory
   uint64_t min_shared_bytes = 1;     // a pair must share at least this many bytes
   int64_t max_horizontal_distance = 64;  // peak-memory guard (see Refusal::PeakMemory)
   std::size_t pair_window = 64;      // candidates: each node with the next 64 sharing a buffer
@@ -157,9 +157,14 @@ class Fuser {
   std::vector<int> holder_;
   std::vector<NodeLoops> loops_;
   std::vector<uint64_t> fused_bits_;  // scheduler nodes held by a fused node of 2+ members
+  std::vector<std::vector<int>> readers_;  // per buffer: the scheduler nodes reading it
+  std::vector<bool> is_output_;            // per buffer: a graph output
   mutable std::vector<uint32_t> visit_;  // would_create_cycle's visited marks, per fused node
   mutable uint32_t visit_stamp_ = 0;
 
+  // The buffers the merged kernel would read from or write to memory: those it touches except
+  // the ones written and read only inside it (and no graph output).
+  std::size_t io_buffers(const FusedNode& a, const FusedNode& b) const;
   // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
   bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
   // The first read by a node of `consumers` of a buffer written by a node of `producers` whose

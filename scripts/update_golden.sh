@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Regenerates the golden files of test/golden (the fusion logs and schedules of examples 7.1 and
+# 7.2) from the current build, then shows what changed. Review the diff before committing it:
+# golden files are never edited by hand.
+#
+#   scripts/update_golden.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug >/dev/null
+fi
+cmake --build "$build" -j2 --target scheduler_golden_test staxc >/dev/null
+STAX_UPDATE_GOLDEN=1 "$build/test/scheduler/scheduler_golden_test" --gtest_filter='Examples/Golden.*' | grep '^updated' || true
+git -C "$root" status --short -- test/golden
+git -C "$root" --no-pager diff --stat -- test/golden
