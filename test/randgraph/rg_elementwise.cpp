@@ -105,7 +105,10 @@ bool gen_unary(Gen& g, const std::string& op) {
   } else if (op == "reciprocal") {
     if (!raw_domain) x = g.away_from_zero(x, 0.25, false);
   } else if (op == "sqrt") {
-    if (!raw_domain && x.lo < 0) x = g.rng.chance(0.4) ? g.unary("abs", x) : g.positive(x, 0.0, false);
+    // sqrt magnifies differences near 0 (an error d becomes sqrt(d)): operands that are not
+    // bit-exact stay >= 0.25; exact ones may come near 0 (bare abs).
+    if (!raw_domain && exactish && x.lo < 0) x = g.rng.chance(0.4) ? g.unary("abs", x) : g.positive(x, 0.0, false);
+    if (!raw_domain && !exactish && x.lo < 0.25) x = g.positive(x, 0.25, false);
   } else if (op == "log1p") {
     if (!raw_domain && x.lo < -0.75) x = g.positive(x, 0.0, false);
   } else if (op == "asin" || op == "acos") {
