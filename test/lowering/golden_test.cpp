@@ -53,7 +53,9 @@ TEST(LoweringGolden, Samples) {
     EXPECT_EQ(dump, read_text(g)) << "dump of " << f.filename() << " changed";
     ++compared;
   }
-  if (!update) EXPECT_GE(compared, 5);  // the five samples of the foundation at least
+  if (!update) {
+    EXPECT_GE(compared, 5);  // the five samples of the foundation at least
+  }
 }
 
 }  // namespace
