@@ -39,6 +39,9 @@ std::vector<std::string> split_words(std::string_view s) {
 // same rules), appending to `sections`.
 void parse_sections(std::string_view src, std::vector<Section>& sections) {
   bool ended = false;
+  // Text before this file's first marker (its comment, the include that lets it compile alone)
+  // belongs to no section, even when `sections` already holds another file's.
+  bool in_section = false;
   while (!src.empty() && !ended) {
     std::size_t eol = src.find('\n');
     std::string_view line = src.substr(0, eol == std::string_view::npos ? src.size() : eol);
@@ -54,7 +57,8 @@ void parse_sections(std::string_view src, std::vector<Section>& sections) {
                   "bad prelude section marker: " + std::string(line));
       for (std::size_t k = 2; k < words.size(); ++k) s.requires_.push_back(words[k]);
       sections.push_back(std::move(s));
-    } else if (!sections.empty()) {
+      in_section = true;
+    } else if (in_section) {
       sections.back().text.append(line).push_back('\n');
     }
   }

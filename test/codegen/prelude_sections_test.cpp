@@ -39,6 +39,16 @@ TEST(PreludeSections, RequirementsArePulledInTransitively) {
   EXPECT_LT(text.find("STAX_RT_CORE"), text.find("STAX_RT_MATH"));
 }
 
+TEST(PreludeSections, NoHeaderPreambleLeaksIntoASection) {
+  // Every section together: no marker, and no file's leading comment or include.
+  std::set<std::string> all;
+  for (const std::string& name : prelude_section_names()) all.insert(name);
+  const std::string text = prelude_text(all);
+  EXPECT_EQ(text.find("@section"), std::string::npos);
+  EXPECT_EQ(text.find("#include \"stax_"), std::string::npos);
+  EXPECT_EQ(text.find("Layout rules, relied on by the code generator"), std::string::npos);
+}
+
 TEST(PreludeSections, IncludesAlwaysAndNothingElseByDefault) {
   std::string text = prelude_text({});
   EXPECT_NE(text.find("#include <cmath>"), std::string::npos);
