@@ -6,7 +6,9 @@
 //   std::string json = stax::randgraph::random_graph_json(42, opt);   // graph "rg_42"
 //
 // Guarantees:
-// - Deterministic: the same seed and options give the same text on every machine.
+// - Deterministic: the same seed and options give the same text (own random source, no
+//   std:: distributions, no unordered containers; only the bound arithmetic uses libm, so a
+//   platform whose exp/log differ in the last ulp could in principle make another choice).
 // - Valid: every graph is one PyTorch 2.x eager would run (graph-format.md's Precise rules where
 //   they differ). The generator tracks dtypes, shapes and value ranges itself; it shares no code
 //   with the front end.
