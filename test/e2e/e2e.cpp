@@ -51,6 +51,10 @@ bool accepted(const std::string& json) {
   }
 }
 
+std::vector<std::string> optimized_cxxflags() {
+  return {"-std=c++17", "-O3", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
+}
+
 std::string input(const std::string& name, const std::string& dtype, const std::string& shape) {
   return "{\"name\": \"" + name + "\", \"dtype\": \"" + dtype + "\", \"shape\": " + shape + "}";
 }

@@ -34,6 +34,9 @@ struct Case {
 
 // Flags for the suite: quick to build, and the generated code must be warning-free.
 std::vector<std::string> suite_cxxflags();
+// What users build with (-O3 -march=native), warnings as errors: optimization brings its own
+// warnings (-Wmaybe-uninitialized, -Warray-bounds) and vectorizes the loops.
+std::vector<std::string> optimized_cxxflags();
 
 // Compiles every case, builds them all into one program, and checks each against the
 // interpreter; failures are reported through GoogleTest, naming the case. Every other case

@@ -19,7 +19,7 @@ TEST(E2E, ViewsCatAndPad) {
 
 TEST(E2E, CompositesAndMatmul) {
   std::vector<Case> cases = composite_matmul_cases();
-  EXPECT_EQ(run_cases(cases), cases.size());
+  EXPECT_EQ(run_cases(cases, optimized_cxxflags()), cases.size());
 }
 
 }  // namespace
