@@ -1,0 +1,292 @@
+// Vector layer: SLEEF transcendentals against long double references (ULP bounds), the
+// activations against the prelude, accurate long sums, vector argmax/argmin, lane maps and
+// checked integer division.
+#include "vec_checks.h"
+
+namespace vec_checks {
+
+namespace {
+
+constexpr int kSamples = 1500;
+
+struct Domain {
+  double lo, hi;
+  bool log_scale;  // sample |x| log-uniformly in [lo, hi] (lo > 0), both signs unless positive_only
+  bool positive_only;
+};
+
+template <typename T> int sample(const Domain& d, T* x, uint64_t seed) {
+  Lcg rng(seed);
+  int n = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    double v = d.log_scale ? std::exp(rng.uniform(std::log(d.lo), std::log(d.hi))) : rng.uniform(d.lo, d.hi);
+    if (d.log_scale && !d.positive_only && (rng.next() & 1)) v = -v;
+    x[n++] = static_cast<T>(v);
+  }
+  // Special values, kept only when the reference defines them (NaN in, NaN out, infinities).
+  T s[32];
+  const int k = special_values(s);
+  for (int i = 0; i < k; ++i) x[n++] = s[i];
+  return n;
+}
+
+// f over x in vector form (tails included) vs ref in long double: at most max_ulp apart, and
+// NaN exactly where the reference is NaN.
+template <typename T, typename VF, typename RF>
+void unary_ulp(const char* what, VF vf, RF ref, const Domain& d, double max_ulp) {
+  T x[kSamples + 32], r[kSamples + 32];
+  const int n = sample(d, x, 11);
+  apply1(vf, x, r, n);
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    const long double want = ref(static_cast<long double>(x[i]));
+    const double e = ulp_error(r[i], want);
+    if (e > worst) worst = e;
+    CHECK(e <= max_ulp, "%s(%.9g) = %.17g, want %.17Lg (%.3g ULP)", what, double(x[i]), double(r[i]), want, e);
+  }
+  if (worst > max_ulp) std::printf("    %s: worst %.3g ULP\n", what, worst);
+}
+
+template <typename T, typename VF, typename RF>
+void binary_ulp(const char* what, VF vf, RF ref, const Domain& dx, const Domain& dy, double max_ulp) {
+  T x[kSamples + 32], y[kSamples + 32], r[kSamples + 32];
+  const int n = sample(dx, x, 12);
+  sample(dy, y, 13);
+  apply2(vf, x, y, r, n);
+  for (int i = 0; i < n; ++i) {
+    const long double want = ref(static_cast<long double>(x[i]), static_cast<long double>(y[i]));
+    const double e = ulp_error(r[i], want);
+    CHECK(e <= max_ulp, "%s(%.9g, %.9g) = %.17g, want %.17Lg (%.3g ULP)", what, double(x[i]), double(y[i]),
+          double(r[i]), want, e);
+  }
+}
+
+// SLEEF's u10 functions promise 1.0 ULP; a little slack covers the long double reference.
+constexpr double kU10 = 1.0 + 1e-3;
+constexpr double kU15 = 1.5 + 1e-3;
+
+template <typename T> void transcendentals_of() {
+  using VT = V<T>;
+  const bool f32 = std::is_same_v<T, float>;
+  const double exp_hi = f32 ? 88.7 : 709.7, exp_lo = f32 ? -87.3 : -708.3;  // normal results
+  const Domain exp_d{exp_lo, exp_hi, false, false}, pos{1e-30, 1e30, true, true};
+  const Domain wide{1e-6, 1e6, true, false}, unit{-1, 1, false, false}, trig{-1e4, 1e4, false, false};
+  unary_ulp<T>("exp", [](VT v) { return stax_rt::exp(v); }, [](long double v) { return std::exp(v); }, exp_d, kU10);
+  unary_ulp<T>("exp2", [](VT v) { return stax_rt::exp2(v); }, [](long double v) { return std::exp2(v); },
+               Domain{exp_lo * 1.44, exp_hi * 1.44, false, false}, kU10);
+  unary_ulp<T>("expm1", [](VT v) { return stax_rt::expm1(v); }, [](long double v) { return std::expm1(v); },
+               Domain{-30, exp_hi, false, false}, kU10);
+  unary_ulp<T>("expm1 small", [](VT v) { return stax_rt::expm1(v); }, [](long double v) { return std::expm1(v); },
+               Domain{1e-20, 1e-2, true, false}, kU10);
+  unary_ulp<T>("log", [](VT v) { return stax_rt::log(v); }, [](long double v) { return std::log(v); }, pos, kU10);
+  unary_ulp<T>("log2", [](VT v) { return stax_rt::log2(v); }, [](long double v) { return std::log2(v); }, pos, kU10);
+  unary_ulp<T>("log10", [](VT v) { return stax_rt::log10(v); }, [](long double v) { return std::log10(v); }, pos, kU10);
+  unary_ulp<T>("log1p", [](VT v) { return stax_rt::log1p(v); }, [](long double v) { return std::log1p(v); },
+               Domain{-0.999, 1e6, false, false}, kU10);
+  unary_ulp<T>("log1p small", [](VT v) { return stax_rt::log1p(v); }, [](long double v) { return std::log1p(v); },
+               Domain{1e-20, 1e-2, true, false}, kU10);
+  unary_ulp<T>("sin", [](VT v) { return stax_rt::sin(v); }, [](long double v) { return std::sin(v); }, trig, kU10);
+  unary_ulp<T>("cos", [](VT v) { return stax_rt::cos(v); }, [](long double v) { return std::cos(v); }, trig, kU10);
+  unary_ulp<T>("tan", [](VT v) { return stax_rt::tan(v); }, [](long double v) { return std::tan(v); }, trig, kU10);
+  unary_ulp<T>("asin", [](VT v) { return stax_rt::asin(v); }, [](long double v) { return std::asin(v); }, unit, kU10);
+  unary_ulp<T>("acos", [](VT v) { return stax_rt::acos(v); }, [](long double v) { return std::acos(v); }, unit, kU10);
+  unary_ulp<T>("atan", [](VT v) { return stax_rt::atan(v); }, [](long double v) { return std::atan(v); }, wide, kU10);
+  const Domain hyp{-(f32 ? 88.0 : 709.0), f32 ? 88.0 : 709.0, false, false};
+  unary_ulp<T>("sinh", [](VT v) { return stax_rt::sinh(v); }, [](long double v) { return std::sinh(v); }, hyp, kU10);
+  unary_ulp<T>("cosh", [](VT v) { return stax_rt::cosh(v); }, [](long double v) { return std::cosh(v); }, hyp, kU10);
+  unary_ulp<T>("tanh", [](VT v) { return stax_rt::tanh(v); }, [](long double v) { return std::tanh(v); },
+               Domain{-20, 20, false, false}, kU10);
+  unary_ulp<T>("erf", [](VT v) { return stax_rt::erf(v); }, [](long double v) { return std::erf(v); },
+               Domain{-6, 6, false, false}, kU10);
+  unary_ulp<T>("erfc", [](VT v) { return stax_rt::erfc(v); }, [](long double v) { return std::erfc(v); },
+               Domain{-6, f32 ? 9.0 : 26.0, false, false}, kU15);
+  binary_ulp<T>("atan2", [](VT a, VT b) { return stax_rt::atan2(a, b); },
+                [](long double a, long double b) { return std::atan2(a, b); }, wide, wide, kU10);
+  binary_ulp<T>("pow", [](VT a, VT b) { return stax_rt::pow(a, b); },
+                [](long double a, long double b) { return std::pow(a, b); }, Domain{1e-3, 1e3, true, true},
+                Domain{-10, 10, false, false}, kU10);
+  // Hand-checked special values (C99 Annex F, as std:: and torch).
+  const T nan = stax_rt::nan<T>(), inf = stax_rt::inf<T>();
+  CHECK(stax_rt::exp(VT(-inf)).lane(0) == T(0) && stax_rt::exp(VT(inf)).lane(0) == inf, "exp(+-inf)");
+  CHECK(std::isnan(stax_rt::exp(VT(nan)).lane(0)) && std::isnan(stax_rt::log(VT(T(-1))).lane(0)), "exp(nan), log(-1)");
+  CHECK(stax_rt::log(VT(T(0))).lane(W - 1) == -inf, "log(0) = -inf");
+  CHECK(stax_rt::pow(VT(nan), VT(T(0))).lane(0) == T(1) && stax_rt::pow(VT(T(1)), VT(nan)).lane(0) == T(1),
+        "pow(nan, 0) = pow(1, nan) = 1");
+  CHECK(stax_rt::pow(VT(T(-2)), VT(T(3))).lane(0) == T(-8) && std::isnan(stax_rt::pow(VT(T(-2)), VT(T(0.5))).lane(0)),
+        "pow of a negative base");
+  CHECK(stax_rt::tanh(VT(inf)).lane(0) == T(1) && stax_rt::erf(VT(-inf)).lane(0) == T(-1), "tanh(inf), erf(-inf)");
+  CHECK(stax_rt::atan2(VT(T(0)), VT(T(-1))).lane(0) == static_cast<T>(3.14159265358979323846L), "atan2(0, -1) = pi");
+}
+
+template <typename T> void activations_of() {
+  using VT = V<T>;
+  T x[kSamples + 32], r[kSamples + 32];
+  const int n = sample(Domain{-30, 30, false, false}, x, 5);
+  struct Case {
+    const char* name;
+    VT (*vf)(VT);
+    T (*sf)(T);
+  };
+  const Case cases[] = {
+      {"sigmoid", [](VT v) { return stax_rt::sigmoid(v); }, [](T v) { return stax_rt::sigmoid(v); }},
+      {"silu", [](VT v) { return stax_rt::silu(v); }, [](T v) { return stax_rt::silu(v); }},
+      {"gelu", [](VT v) { return stax_rt::gelu(v); }, [](T v) { return stax_rt::gelu(v); }},
+      {"gelu_tanh", [](VT v) { return stax_rt::gelu_tanh(v); }, [](T v) { return stax_rt::gelu_tanh(v); }},
+  };
+  for (const Case& c : cases) {
+    apply1(c.vf, x, r, n);
+    for (int i = 0; i < n; ++i) {
+      const T want = c.sf(x[i]);
+      // The vector and scalar SLEEF functions may differ by an ULP inside the formula, which
+      // 1 + erf(x) amplifies where it cancels: 4 ULP of the result or 4 eps * (|x| + 1).
+      const double e = ulp_error(r[i], static_cast<long double>(want));
+      const double abs_tol = 4 * double(std::numeric_limits<T>::epsilon()) * (std::fabs(double(x[i])) + 1);
+      const bool ok = (std::isnan(double(want)) && std::isnan(double(r[i]))) || e <= 4 ||
+                      std::fabs(double(r[i]) - double(want)) <= abs_tol;
+      CHECK(ok, "%s(%.9g) = %.17g, scalar %.17g", c.name, double(x[i]), double(r[i]), double(want));
+    }
+  }
+}
+
+// The accuracy bar: a sum of 2^27 float32 values within 1e-5 relative of double. One
+// running float per lane cannot do it (the check below shows so); BlockedSum can.
+void long_float_sums() {
+  const int64_t n = int64_t(1) << 27;
+  stax_rt::BlockedSum<float, Isa> blocked;
+  V<float> naive(0.0f);
+  double exact = 0;
+  // Values 1 + k/1024 for k = i mod 1024 (exact in float), summed in double analytically.
+  const V<float> step(static_cast<float>(W) / 1024.0f);
+  V<float> v = V<float>::iota(0.0f) * V<float>(1.0f / 1024.0f) + V<float>(1.0f);
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i += W) {
+    blocked.add(v);
+    naive += v;
+    k += W;
+    v = v + step;
+    if (k == 1024) v = v - V<float>(1.0f), k = 0;
+  }
+  for (int64_t j = 0; j < 1024; ++j) exact += (1.0 + static_cast<double>(j) / 1024.0) * static_cast<double>(n / 1024);
+  const double got = blocked.partial();
+  const double naive_sum = static_cast<double>(stax_rt::reduce_sum(naive));
+  CHECK(std::fabs(got - exact) <= 1e-5 * exact, "blocked sum of 2^27: %.17g, exact %.17g", got, exact);
+  CHECK(std::fabs(naive_sum - exact) > 1e-5 * exact, "one running float per lane should drift (%.17g vs %.17g)",
+        naive_sum, exact);
+  // The mean of the same values, through the same sum.
+  CHECK(std::fabs(got / double(n) - exact / double(n)) <= 1e-5 * (exact / double(n)), "mean of 2^27");
+}
+
+template <typename T> void arg_reductions_of() {
+  Lcg rng(3);
+  for (int n = 1; n <= 3 * W + 2; ++n) {
+    for (int variant = 0; variant < 4; ++variant) {
+      T x[3 * 16 + 2];
+      for (int i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<int>(rng.uniform(0, 4)));  // many ties
+      if constexpr (std::is_floating_point_v<T>) {
+        if (variant >= 2) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
+        if (variant == 3) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
+      }
+      stax_rt::VecArgAcc<T, Isa> amax, amin;
+      int i = 0;
+      for (; i + W <= n; i += W) {
+        const V<T> v = V<T>::loadu(x + i);
+        const V<int64_t> idx = V<int64_t>::iota(i);
+        stax_rt::argmax_update(amax, v, idx, M(true));
+        stax_rt::argmin_update(amin, v, idx, M(true));
+      }
+      if (i < n) {
+        const V<T> v = V<T>::loadu(x + i, n - i);
+        stax_rt::argmax_update(amax, v, V<int64_t>::iota(i), M::first(n - i));
+        stax_rt::argmin_update(amin, v, V<int64_t>::iota(i), M::first(n - i));
+      }
+      stax_rt::ArgAcc<T> want_max = stax_rt::arg_init<T>(), want_min = stax_rt::arg_init<T>();
+      for (int j = 0; j < n; ++j) {
+        stax_rt::argmax_update(want_max, x[j], j);
+        stax_rt::argmin_update(want_min, x[j], j);
+      }
+      const stax_rt::ArgAcc<T> got_max = stax_rt::argmax_reduce(amax), got_min = stax_rt::argmin_reduce(amin);
+      CHECK(got_max.index == want_max.index, "argmax of %d (variant %d): %lld, want %lld", n, variant,
+            static_cast<long long>(got_max.index), static_cast<long long>(want_max.index));
+      CHECK(got_min.index == want_min.index, "argmin of %d (variant %d): %lld, want %lld", n, variant,
+            static_cast<long long>(got_min.index), static_cast<long long>(want_min.index));
+    }
+  }
+}
+
+template <typename T> void division_of() {
+  // Integer division lane by lane: a zero divisor sets the flag, but only in active lanes.
+  T a[16], b[16];
+  for (int i = 0; i < W; ++i) a[i] = static_cast<T>(7 - 3 * i), b[i] = static_cast<T>(i % 4 - 2);  // b: -2 -1 0 1 ...
+  for (int n = 0; n <= W; ++n) {
+    int err = 0;
+    const V<T> x = V<T>::loadu(a, n), y = V<T>::loadu(b, n);
+    const V<T> q = stax_rt::div_floor(x, y, err, n), t = stax_rt::div_trunc(x, y, err, n);
+    const V<T> r = stax_rt::remainder(x, y, err, n);
+    int want_err = 0;
+    for (int i = 0; i < n; ++i) {
+      CHECK(q.lane(i) == stax_rt::div_floor(a[i], b[i], want_err), "div_floor(%lld, %lld)", (long long)a[i], (long long)b[i]);
+      CHECK(t.lane(i) == stax_rt::div_trunc(a[i], b[i], want_err), "div_trunc");
+      CHECK(r.lane(i) == stax_rt::remainder(a[i], b[i], want_err), "remainder");
+    }
+    CHECK(err == want_err, "error flag with %d active lanes: %d, want %d", n, err, want_err);
+    CHECK(err == (n > 2 ? 1 : 0), "the zero divisor is lane 2");
+  }
+  const V<T> p = stax_rt::pow(V<T>::iota(T(-2)), V<T>(T(3)));
+  for (int i = 0; i < W; ++i) CHECK(p.lane(i) == stax_rt::pow(static_cast<T>(i - 2), T(3)), "integer pow lane %d", i);
+}
+
+template <typename T> void float_division_of() {
+  T a[32], b[32];
+  const int n = special_values(a);
+  special_values(b);
+  for (int i = 0; i < n; ++i) b[i] = b[(i * 7 + 3) % n];
+  int err = 0;
+  for (int i = 0; i < n; i += W) {
+    const int k = n - i < W ? n - i : W;
+    const V<T> x = V<T>::loadu(a + i, k), y = V<T>::loadu(b + i, k);
+    const V<T> q = stax_rt::div_floor(x, y, err, k), t = stax_rt::div_trunc(x, y, err, k);
+    const V<T> r = stax_rt::remainder(x, y, err, k);
+    for (int l = 0; l < k; ++l) {
+      CHECK(same_value(q.lane(l), stax_rt::div_floor(a[i + l], b[i + l])), "float div_floor");
+      CHECK(same_value(t.lane(l), stax_rt::div_trunc(a[i + l], b[i + l])), "float div_trunc(%g, %g)",
+            double(a[i + l]), double(b[i + l]));
+      CHECK(same_value(r.lane(l), stax_rt::remainder(a[i + l], b[i + l])), "float remainder");
+    }
+  }
+  CHECK(err == 0, "float division never sets the flag");
+}
+
+}  // namespace
+
+void check_transcendentals() {
+  transcendentals_of<float>();
+  transcendentals_of<double>();
+}
+
+void check_activations() {
+  activations_of<float>();
+  activations_of<double>();
+}
+
+void check_long_sums() { long_float_sums(); }
+
+void check_arg_reductions() {
+  arg_reductions_of<float>();
+  arg_reductions_of<double>();
+  arg_reductions_of<int32_t>();
+  arg_reductions_of<int64_t>();
+}
+
+void check_division_and_maps() {
+  division_of<int32_t>();
+  division_of<int64_t>();
+  float_division_of<float>();
+  float_division_of<double>();
+  // map: only the first n lanes see f.
+  int calls = 0;
+  const V<int32_t> m = stax_rt::map([&calls](int32_t v) { return ++calls, v * 2; }, V<int32_t>::iota(1), W - 1);
+  CHECK(calls == W - 1, "map called %d times", calls);
+  for (int i = 0; i < W; ++i) CHECK(m.lane(i) == (i < W - 1 ? 2 * (i + 1) : i + 1), "map lane %d", i);
+}
+
+}  // namespace vec_checks

@@ -1,0 +1,127 @@
+// Vector layer: loads, stores and tails of every length; masks and bool memory.
+#include "vec_checks.h"
+
+namespace vec_checks {
+
+namespace {
+
+template <typename T> T sentinel() { return static_cast<T>(-77); }
+
+template <typename T> void memory_of() {
+  alignas(64) T src[4 * 16];
+  alignas(64) T dst[4 * 16];
+  for (int i = 0; i < 4 * 16; ++i) src[i] = static_cast<T>(i * 3 + 1);
+
+  // Aligned and unaligned full vectors.
+  for (int i = 0; i < 4 * W; ++i) dst[i] = sentinel<T>();
+  V<T>::load(src).store(dst);
+  V<T>::loadu(src + 1).storeu(dst + W + 1);
+  for (int i = 0; i < W; ++i) {
+    CHECK(dst[i] == src[i], "load/store lane %d", i);
+    CHECK(dst[W + 1 + i] == src[1 + i], "loadu/storeu lane %d", i);
+  }
+  CHECK(dst[W] == sentinel<T>(), "store wrote past the vector");
+  CHECK(dst[2 * W + 1] == sentinel<T>(), "storeu wrote past the vector");
+
+  // Tails: loadu(p, n) reads only n lanes (the rest 0 or fill), storeu(p, n) writes only n.
+  for (int n = 0; n <= W; ++n) {
+    const V<T> a = V<T>::loadu(src + 3, n);
+    const V<T> b = V<T>::loadu(src + 3, n, static_cast<T>(-5));
+    for (int i = 0; i < W; ++i) {
+      CHECK(a.lane(i) == (i < n ? src[3 + i] : T(0)), "loadu(p, %d) lane %d", n, i);
+      CHECK(b.lane(i) == (i < n ? src[3 + i] : T(-5)), "loadu(p, %d, fill) lane %d", n, i);
+    }
+    for (int i = 0; i < 4 * W; ++i) dst[i] = sentinel<T>();
+    V<T>::loadu(src).storeu(dst + 2, n);
+    for (int i = 0; i < 4 * W; ++i) {
+      const bool written = i >= 2 && i < 2 + n;
+      CHECK(dst[i] == (written ? src[i - 2] : sentinel<T>()), "storeu(p, %d) element %d", n, i);
+    }
+  }
+
+  // A tail at the very end of an allocation: lanes past n are never touched (no fault).
+  for (int n = 1; n < W; ++n) {
+    T* heap = new T[static_cast<std::size_t>(n)];
+    for (int i = 0; i < n; ++i) heap[i] = static_cast<T>(i + 10);
+    const V<T> v = V<T>::loadu(heap, n);
+    (v + V<T>(T(1))).storeu(heap, n);
+    for (int i = 0; i < n; ++i) CHECK(heap[i] == static_cast<T>(i + 11), "tail at the end of a block, n=%d", n);
+    delete[] heap;
+  }
+
+  // Non-temporal store (aligned), broadcast, iota.
+  for (int i = 0; i < 4 * W; ++i) dst[i] = sentinel<T>();
+  V<T>::loadu(src + 5).stream(dst + W);
+  stax_rt::stream_fence();
+  for (int i = 0; i < W; ++i) CHECK(dst[W + i] == src[5 + i], "stream lane %d", i);
+  CHECK(dst[W - 1] == sentinel<T>() && dst[2 * W] == sentinel<T>(), "stream wrote outside");
+  const V<T> b(static_cast<T>(42));
+  const V<T> io = V<T>::iota(static_cast<T>(-3));
+  for (int i = 0; i < W; ++i) {
+    CHECK(b.lane(i) == T(42), "broadcast lane %d", i);
+    CHECK(io.lane(i) == static_cast<T>(i - 3), "iota lane %d", i);
+  }
+
+  // Strided reads: a column and a broadcast.
+  const V<T> col = stax_rt::load_strided<Isa>(src, 3);
+  const V<T> col_tail = stax_rt::load_strided<Isa>(src, 2, W - 1);
+  const V<T> bc = stax_rt::load_strided<Isa>(src + 7, 0);
+  for (int i = 0; i < W; ++i) {
+    CHECK(col.lane(i) == src[3 * i], "load_strided lane %d", i);
+    CHECK(col_tail.lane(i) == (i < W - 1 ? src[2 * i] : T(0)), "load_strided tail lane %d", i);
+    CHECK(bc.lane(i) == src[7], "load_strided stride 0 lane %d", i);
+  }
+}
+
+}  // namespace
+
+void check_memory() {
+  static_assert(V<float>::size == W && V<double>::size == W && V<int32_t>::size == W && V<int64_t>::size == W &&
+                    M::size == W,
+                "one lane count per instruction set");
+  memory_of<float>();
+  memory_of<double>();
+  memory_of<int32_t>();
+  memory_of<int64_t>();
+}
+
+void check_masks() {
+  // first(n), lane, any/all, the logical operators.
+  for (int n = 0; n <= W; ++n) {
+    const M m = M::first(n);
+    for (int i = 0; i < W; ++i) CHECK(m.lane(i) == (i < n), "first(%d) lane %d", n, i);
+    CHECK(stax_rt::any(m) == (n > 0), "any(first(%d))", n);
+    CHECK(stax_rt::all(m) == (n == W), "all(first(%d))", n);
+  }
+  for (int k = 0; k < W; ++k) {
+    // Exactly lane k: lanes [0, k+1) minus lanes [0, k).
+    const M only = M::first(k + 1) & ~M::first(k);
+    CHECK(stax_rt::any(only) && (W == 1 || !stax_rt::all(only)), "single lane %d", k);
+    for (int i = 0; i < W; ++i) {
+      CHECK(only.lane(i) == (i == k), "single lane %d, lane %d", k, i);
+      CHECK((only ^ M(true)).lane(i) == (i != k), "xor, lane %d", i);
+      CHECK((only | M::first(1)).lane(i) == (i == k || i == 0), "or, lane %d", i);
+      CHECK((only == M::first(k + 1)).lane(i) == (i >= k), "mask ==, lane %d", i);
+      CHECK((only != M::first(k + 1)).lane(i) == (i < k), "mask !=, lane %d", i);
+      CHECK(stax_rt::where(M::first(1), M(true), only).lane(i) == (i == 0 || i == k), "where of masks, lane %d", i);
+    }
+  }
+  CHECK(!stax_rt::any(M(false)) && stax_rt::all(M(true)), "constant masks");
+
+  // Bool memory (bytes 0/1): loads and stores, tails touch n bytes only.
+  bool in[16];
+  for (int i = 0; i < W; ++i) in[i] = i % 3 != 0;
+  for (int n = 0; n <= W; ++n) {
+    const M m = M::loadu(in, n);
+    for (int i = 0; i < W; ++i) CHECK(m.lane(i) == (i < n && i % 3 != 0), "Mask::loadu(p, %d) lane %d", n, i);
+    unsigned char out[16 + 8];
+    std::memset(out, 0x55, sizeof out);
+    M::loadu(in).storeu(reinterpret_cast<bool*>(out), n);
+    for (int i = 0; i < W + 8; ++i) {
+      const unsigned char want = i < n ? static_cast<unsigned char>(i % 3 != 0) : 0x55;
+      CHECK(out[i] == want, "Mask::storeu(p, %d) byte %d is %d", n, i, out[i]);
+    }
+  }
+}
+
+}  // namespace vec_checks
