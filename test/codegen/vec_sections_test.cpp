@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -50,6 +51,19 @@ TEST(VecSections, RequirementsPullInThePreludeFirst) {
   // Prelude sections before the vector layer, in file order.
   EXPECT_LT(text.find("#define STAX_RT_MATH"), text.find("#define STAX_RT_VEC_CONFIG"));
   EXPECT_LT(text.find("#define STAX_RT_VEC_AVX2"), text.find("#define STAX_RT_VEC\n"));
+}
+
+// No section of either header carries the vector layer's preamble (its comment and the include
+// that lets the header compile alone), the prelude's last section included.
+TEST(VecSections, PreambleBelongsToNoSection) {
+  std::set<std::string> all;
+  for (const std::string& name : prelude_section_names()) all.insert(name);
+  for (const std::string& name : vec_section_names()) all.insert(name);
+  const std::string text = prelude_text(all);
+  EXPECT_EQ(text.find("stax_prelude.h\""), std::string::npos);
+  EXPECT_EQ(text.find("The vector layer of generated code"), std::string::npos);
+  for (const std::string& name : prelude_section_names())
+    EXPECT_EQ(prelude_section(name).find("The vector layer"), std::string::npos) << name;
 }
 
 // A kernel against the emitted text: y = exp(x - max) over a row with a masked tail, built with
