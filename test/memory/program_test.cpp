@@ -1,5 +1,6 @@
 // The adapter from lowered programs, and plans of every sample checked.
 #include "stax/memory/from_program.h"
+#include "stax/memory/from_schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,66 @@ TEST(FromProgram, EverySample) {
     }
   }
   EXPECT_GE(samples.size(), 5u);
+}
+
+}  // namespace
+}  // namespace stax::memory
+
+namespace stax::memory {
+namespace {
+
+TEST(FromSchedule, KernelsAsStepsWithInPlaceAfterAMatmul) {
+  const ir::Program prog = lowered(R"({
+    "format": "stax-graph", "version": 1, "name": "t",
+    "inputs": [ {"name": "x", "dtype": "float32", "shape": [8, 16]} ],
+    "constants": [ {"name": "w1", "dtype": "float32", "shape": [16, 16], "fill": 0.5},
+                   {"name": "w2", "dtype": "float32", "shape": [16, 4], "fill": 0.25} ],
+    "nodes": [
+      {"name": "h", "op": "matmul", "args": ["x", "w1"]},
+      {"name": "a", "op": "relu", "args": ["h"]},
+      {"name": "y", "op": "matmul", "args": ["a", "w2"]}
+    ],
+    "outputs": ["y"]
+  })");
+  const scheduler::Schedule s = scheduler::schedule(prog);
+  const MemoryProblem p = problem_from_schedule(prog, s);
+  ASSERT_EQ(p.steps.size(), 3u);  // matmul, relu, matmul: externs run on their own
+  ASSERT_EQ(p.steps[1].defines.size(), 1u);
+  const int a = p.steps[1].defines[0];
+  const int h = p.steps[0].defines[0];
+  EXPECT_EQ(p.buffers[static_cast<std::size_t>(h)].role, BufferRole::Intermediate);
+  EXPECT_EQ(p.steps[1].reads, std::vector<int>{h});
+  ASSERT_EQ(p.steps[1].inplace.size(), 1u);
+  EXPECT_EQ(p.steps[1].inplace[0].read, h);
+  EXPECT_EQ(p.steps[1].inplace[0].write, a);
+  EXPECT_TRUE(p.steps[0].inplace.empty());
+  EXPECT_TRUE(p.steps[2].inplace.empty());
+  const MemoryPlan plan = plan_memory(p);
+  EXPECT_TRUE(check_plan(p, plan).empty());
+  EXPECT_EQ(plan.buffers[static_cast<std::size_t>(a)].placement, Placement::InPlace);
+  EXPECT_EQ(plan.arena_size, 8u * 16u * 4u);  // h, then a in its place
+}
+
+TEST(FromSchedule, EverySample) {
+  std::vector<std::filesystem::path> samples;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STAX_SOURCE_DIR) / "samples"))
+    if (entry.path().extension() == ".json") samples.push_back(entry.path());
+  std::sort(samples.begin(), samples.end());
+  for (const std::filesystem::path& path : samples) {
+    const ir::Program prog = lowering::lower(graph::expand_composites(graph::load_graph(path)));
+    for (bool fuse : {true, false}) {
+      scheduler::FusionOptions fo;
+      fo.fuse = fuse;
+      const scheduler::Schedule s = scheduler::schedule(prog, fo);
+      const MemoryProblem p = problem_from_schedule(prog, s);
+      ASSERT_EQ(p.steps.size(), s.kernels.size());
+      const MemoryPlan plan = plan_memory(p);
+      const std::vector<std::string> v = check_plan(p, plan);
+      ASSERT_TRUE(v.empty()) << path << ": " << v.front();
+      EXPECT_LE(static_cast<double>(plan.arena_size), 1.1 * static_cast<double>(plan.m_star)) << path;
+      EXPECT_LE(plan.arena_size, plan.sum_intermediates_aligned);
+    }
+  }
 }
 
 }  // namespace
