@@ -107,7 +107,13 @@ std::string dump_memory_json(const MemoryPlan& plan) {
                             {"offset", st.offset}});
   }
   j["storages"] = storages;
-  j["reuse"] = Json{{"taken", plan.reuses}, {"refused_for_peak", plan.reuses_refused}, {"bound", plan.reuse_bound}};
+  Json reuse{{"taken", plan.reuses}, {"refused_for_peak", plan.reuses_refused}, {"bound", plan.reuse_bound}};
+  if (plan.options.reuse) {
+    reuse["arena_with_pool"] = plan.arena_with_pool;
+    reuse["arena_without_pool"] = plan.arena_without_pool;
+    reuse["pool_dropped"] = plan.pool_dropped;
+  }
+  j["reuse"] = reuse;
 
   Json inplace = Json::array();
   for (const InPlaceDecision& d : plan.inplace) {
@@ -139,7 +145,9 @@ std::string memory_summary(const MemoryPlan& plan) {
        " B), arena/M* " + ratio_text(plan.arena_size, plan.m_star) + "\n";
   s += "memory: " + std::to_string(intermediates) + " intermediates of " + std::to_string(plan.sum_intermediates) +
        " B in " + std::to_string(plan.storages.size()) + " storages; " + std::to_string(plan.reuses) + " reused, " +
-       std::to_string(inplace) + " in place, " + std::to_string(plan.reuses_refused) + " reuse(s) refused for the peak\n";
+       std::to_string(inplace) + " in place, " + std::to_string(plan.reuses_refused) + " reuse(s) refused for the peak" +
+       (plan.pool_dropped ? "; reuse pool dropped (arena " + std::to_string(plan.arena_with_pool) + " B with it)" : "") +
+       "\n";
   // The largest intermediates, where the memory goes.
   std::vector<int> big;
   for (std::size_t b = 0; b < plan.buffers.size(); ++b)

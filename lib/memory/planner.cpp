@@ -108,11 +108,27 @@ MemoryPlan plan_memory(const MemoryProblem& p, const PlannerOptions& opts) {
     plan.sum_intermediates_aligned += align_up(mb.bytes, opts.alignment);
   }
 
-  // 3. In place and the reuse pool (§7.5).
+  // 3-4. In place and the reuse pool (§7.5), then the arena; first without the pool.
+  MemoryPlan pooled = plan;
+  plan.options.reuse = false;
   detail::assign_storages(p, plan);
-
-  // 4. The arena.
   place_storages(plan);
+  plan.options.reuse = opts.reuse;
+  if (opts.reuse) {
+    // 5. With the pool; kept unless its arena is larger.
+    detail::assign_storages(p, pooled);
+    place_storages(pooled);
+    const std::uint64_t with = pooled.arena_size, without = plan.arena_size;
+    if (with <= without) {
+      plan = std::move(pooled);
+    } else {
+      plan.reuse_bound = pooled.reuse_bound;
+      plan.reuses_refused = pooled.reuses_refused;
+      plan.pool_dropped = true;
+    }
+    plan.arena_with_pool = with;
+    plan.arena_without_pool = without;
+  }
 
 #ifndef NDEBUG
   const std::vector<std::string> violations = check_plan(p, plan);

@@ -269,3 +269,37 @@ TEST(Plan, EmptyProblem) {
 
 }  // namespace
 }  // namespace stax::memory
+
+namespace stax::memory {
+namespace {
+
+// Step 5: the pool's decisions stand unless the arena without them is smaller.
+TEST(Plan, ReusePoolKeptUnlessItFragmentsTheArena) {
+  int dropped = 0, kept_with_reuse = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    for (const MemoryProblem& p : {testing::network_problem(seed, 20), testing::random_problem(seed, 60)}) {
+      const MemoryPlan plan = plan_memory(p);
+      PlannerOptions off;
+      off.reuse = false;
+      const MemoryPlan without = plan_memory(p, off);
+      ASSERT_EQ(plan.arena_without_pool, without.arena_size);
+      if (plan.pool_dropped) {
+        ++dropped;
+        ASSERT_LT(plan.arena_without_pool, plan.arena_with_pool);
+        ASSERT_EQ(plan.arena_size, plan.arena_without_pool);
+        ASSERT_EQ(plan.reuses, 0);
+        EXPECT_NE(memory_summary(plan).find("reuse pool dropped"), std::string::npos);
+      } else {
+        ASSERT_LE(plan.arena_with_pool, plan.arena_without_pool);
+        ASSERT_EQ(plan.arena_size, plan.arena_with_pool);
+        if (plan.reuses > 0) ++kept_with_reuse;
+      }
+      ASSERT_LE(plan.arena_size, without.arena_size);
+    }
+  }
+  EXPECT_GT(dropped, 5);
+  EXPECT_GT(kept_with_reuse, 5);
+}
+
+}  // namespace
+}  // namespace stax::memory

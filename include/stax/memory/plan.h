@@ -23,6 +23,11 @@
 //      interval graph with four insertion orders are computed too; the smallest arena wins (ties
 //      keep the earlier packer, the tree first). Never larger than the sum of the aligned
 //      intermediates.
+//   5. The pool against the arena: the storages the reuse pool makes are held across the gaps
+//      between their buffers, which can fragment the arena (measured: 10-30% above M* on long
+//      network-shaped graphs, against 0-1% without the pool). The chapter offers the inference
+//      pool as the more thorough alternative to the reuse pool, so the plan is made both ways and
+//      the pool's decisions are kept unless they give a larger arena (ties keep them).
 #pragma once
 
 #include <cstdint>
@@ -137,9 +142,14 @@ struct MemoryPlan {
   std::vector<BufferPlan> buffers;  // one per problem buffer
   std::vector<StoragePlan> storages;
   std::vector<InPlaceDecision> inplace;
-  int reuses = 0;          // storages taken over from the pool
+  int reuses = 0;          // storages taken over from the pool (0 when the pool was dropped)
   int reuses_refused = 0;  // pool matches refused because they would have lifted the peak
   std::uint64_t reuse_bound = 0;  // that peak: the occupancy with in-place reuse but no pool
+  // Step 5 (options.reuse only): the arena with the pool's decisions and without them, and
+  // whether they were dropped (the arena without them was smaller).
+  std::uint64_t arena_with_pool = 0;
+  std::uint64_t arena_without_pool = 0;
+  bool pool_dropped = false;
   std::vector<ArenaNode> tree;  // the tree packing, root first (offsets as in the tree packing)
 
   // Position of each step in `order`.
