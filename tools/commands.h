@@ -28,6 +28,7 @@ void add_validate_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 // ---- Pieces shared by commands ----
 

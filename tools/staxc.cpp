@@ -29,6 +29,7 @@ const CommandEntry kCommands[] = {
     {stax::tools::add_interpret_command, "staxc interpret samples/softmax.json --output-dir out/softmax"},
     {stax::tools::add_run_command, "staxc run samples/softmax.json --output-dir out/softmax"},
     {stax::tools::add_check_command, "staxc check samples/softmax.json --seed 3"},
+    {stax::tools::add_bench_command, "staxc bench samples/bench/softmax.json --threads 1,2"},
 };
 
 // `staxc MODEL.json ...` is `staxc compile MODEL.json ...` (once that command is registered).
