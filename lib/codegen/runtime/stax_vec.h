@@ -1,8 +1,8 @@
 // The vector layer of generated code (design.md, "CPU code"; §8.1 of the design chapter):
 // Vec<T, Isa> for T in {float, double, int32_t, int64_t} and Mask<Isa>, over AVX-512, AVX2 and
 // plain scalars. Like stax_prelude.h this is real code, compiled and unit-tested on its own
-// (test/codegen/vec_test.cpp, built once per instruction set) and embedded into staxc at build
-// time; a generated file carries only the sections it asks for (same marker rules as the
+// (test/codegen/vec_checks_*.cpp, built once per instruction set) and embedded into staxc at
+// build time; a generated file carries only the sections it asks for (same marker rules as the
 // prelude; these sections come after the prelude's and require some of them).
 //
 // Instruction sets are tag types: IsaAvx512 (needs -mavx512f -mavx512dq), IsaAvx2 (needs -mavx2
