@@ -369,7 +369,8 @@ KernelCode matmul(const ir::Program& p, const Buffer& b, const std::string& func
   for (std::size_t d = 0; d < mm.batch.size(); ++d) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(d))));
   const Index out_offset = ir::flat_index(xs, mm.batch) * (mm.m * mm.n);
   std::string c = name(b.id);
-  if (!out_offset.is_const(0)) c += " + " + (out_offset.kind() == ir::IndexKind::Sum ? "(" + index_cxx(out_offset) + ")" : index_cxx(out_offset));
+  // A sum is left unparenthesized: + binds the same either way.
+  if (!out_offset.is_const(0)) c += " + " + index_cxx(out_offset);
   out.line("stax_rt::matmul<" + T + ">(" + operand_base(mm.a, name(mm.a.buffer)) + ", " +
            std::to_string(mm.a.row_stride) + ", " + std::to_string(mm.a.col_stride) + ", " +
            operand_base(mm.b, name(mm.b.buffer)) + ", " + std::to_string(mm.b.row_stride) + ", " +
