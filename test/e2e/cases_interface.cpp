@@ -12,6 +12,8 @@ std::vector<Case> interface_cases() {
   Table t;
   const std::string x = input("x", "float32", "[3, 4]");
   t.add("output is the input", {x}, {}, {"x"});
+  t.add("unused input", {x, input("unused", "int64", "[2]")}, {R"({"name": "y", "op": "neg", "args": ["x"]})"}, {"y"});
+  t.add("bool input as output", {input("m", "bool", "[5]")}, {}, {"m", "m"});
   t.add("repeated outputs", {x}, {R"({"name": "y", "op": "exp", "args": ["x"]})"}, {"y", "y", "x", "y"});
   t.add("output read by a later kernel", {x},
         {R"({"name": "y", "op": "exp", "args": ["x"]})", R"({"name": "s", "op": "sum", "args": ["y"], "dim": 1})"}, {"s", "y"});
