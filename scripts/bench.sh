@@ -35,6 +35,9 @@ cmake --build "$build" -j2 --target staxc >/dev/null
 staxc="$build/tools/staxc"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# staxc's temporary build folders go here too, out of reach of anything that cleans /tmp/staxc-*.
+mkdir -p "$work/tmp"
+export TMPDIR="$work/tmp"
 
 with_policy() {  # with_policy POLICY COMMAND...: COMMAND with that OMP_WAIT_POLICY ("default": unset)
   local policy="$1"
@@ -50,6 +53,15 @@ stream() {  # stream TAG: the triad under each policy
   done
 }
 
+measure() {  # measure OUT COMMAND...: COMMAND's output into OUT; a failure is reported and leaves "n/a"
+  local out="$1"
+  shift
+  if ! "$@" >"$out"; then
+    echo "bench.sh: failed: $*" >&2
+    rm -f "$out"
+  fi
+}
+
 has_flag() { "$staxc" bench --help 2>/dev/null | grep -q -- "$1"; }
 variants=(staxc)
 has_flag --no-fuse && variants+=(nofuse)
@@ -62,21 +74,21 @@ policy_list="$(IFS=,; echo "${policies[*]}")"
 for m in "${models[@]}"; do
   name="$(basename "$m" .json)"
   echo "benchmarking $name" >&2
-  "$staxc" bench "$m" --threads "1,$threads" --omp-wait-policy "$policy_list" --reps "$reps" --json \
-    >"$work/$name.staxc.json"
+  measure "$work/$name.staxc.json" "$staxc" bench "$m" --threads "1,$threads" --omp-wait-policy "$policy_list" \
+    --reps "$reps" --json
   for v in "${variants[@]}"; do
     case "$v" in
       nofuse) flags=(--no-fuse) ;;
       scalar) flags=(--isa scalar) ;;
       *) continue ;;
     esac
-    "$staxc" bench "$m" "${flags[@]}" --threads "$threads" --omp-wait-policy "$policy_list" --reps "$reps" \
-      --json >"$work/$name.$v.json"
+    measure "$work/$name.$v.json" "$staxc" bench "$m" "${flags[@]}" --threads "$threads" \
+      --omp-wait-policy "$policy_list" --reps "$reps" --json
   done
   if [ "$torch" = 1 ]; then
     for p in "${policies[@]}"; do
-      with_policy "$p" python3 "$root/bench/torch_eager.py" "$m" --threads "$threads" --reps "$reps" --json \
-        >"$work/$name.torch.$p.json"
+      measure "$work/$name.torch.$p.json" with_policy "$p" python3 "$root/bench/torch_eager.py" "$m" \
+        --threads "$threads" --reps "$reps" --json
     done
   fi
 done
