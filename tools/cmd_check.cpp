@@ -1,11 +1,12 @@
 // staxc check MODEL.json: the generated code against the reference interpreter, same inputs.
+#include "commands.h"
+
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen_options.h"
-#include "commands.h"
 #include "stax/driver/check.h"
 #include "stax/driver/inputs.h"
 #include "stax/support/error.h"

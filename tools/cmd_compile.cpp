@@ -1,9 +1,10 @@
 // staxc compile MODEL.json -o OUT.cpp [--header OUT.h]: the default command, the compiler itself.
+#include "commands.h"
+
 #include <memory>
 #include <string>
 
 #include "codegen_options.h"
-#include "commands.h"
 #include "stax/driver/compile.h"
 
 namespace stax::tools {

@@ -1,11 +1,12 @@
 // staxc run MODEL.json --output-dir DIR: compile, build the generated code, run it, write .npy.
+#include "commands.h"
+
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen_options.h"
-#include "commands.h"
 #include "stax/driver/check.h"
 #include "stax/driver/inputs.h"
 #include "stax/driver/preview.h"
