@@ -148,6 +148,7 @@ Fuser::Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts)
     nodes_.push_back(std::move(f));
   }
   visit_.assign(nodes_.size(), 0);
+  access_cache_.resize(n);
   readers_.assign(p.buffers.size(), {});
   is_output_.assign(p.buffers.size(), false);
   for (const SchedulerNode& node : g.nodes)
@@ -171,13 +172,24 @@ std::size_t Fuser::io_buffers(const FusedNode& a, const FusedNode& b) const {
     const int h = holder_[static_cast<std::size_t>(v)];
     return h == a.id || h == b.id;
   };
-  std::size_t n = 0;
-  for (ir::BufferId buf : sorted_union(a.buffers, b.buffers)) {
+  auto leaves = [&](ir::BufferId buf) {
     const auto k = static_cast<std::size_t>(buf);
     const int w = g_.writer[k];
     const bool internal = w >= 0 && inside(w) && !is_output_[k] && !readers_[k].empty() &&
                           std::all_of(readers_[k].begin(), readers_[k].end(), inside);
-    if (!internal) ++n;
+    return internal ? 0u : 1u;
+  };
+  // Over the sorted union of both buffer lists.
+  std::size_t n = 0, i = 0, j = 0;
+  while (i < a.buffers.size() || j < b.buffers.size()) {
+    if (j == b.buffers.size() || (i < a.buffers.size() && a.buffers[i] < b.buffers[j])) {
+      n += leaves(a.buffers[i++]);
+    } else if (i == a.buffers.size() || b.buffers[j] < a.buffers[i]) {
+      n += leaves(b.buffers[j++]);
+    } else {
+      n += leaves(a.buffers[i++]);
+      ++j;
+    }
   }
   return n;
 }
@@ -188,10 +200,19 @@ std::vector<std::pair<int, int>> Fuser::candidates() const {
   for (int id : alive())
     for (ir::BufferId b : node(id).buffers) touching[static_cast<std::size_t>(b)].push_back(id);
   std::vector<std::pair<int, int>> pairs;
-  for (const std::vector<int>& list : touching) {
+  for (std::size_t b = 0; b < touching.size(); ++b) {
+    const std::vector<int>& list = touching[b];
+    const int w = g_.writer[b];
+    const int producer = w < 0 ? -1 : holder_[static_cast<std::size_t>(w)];
     for (std::size_t i = 0; i < list.size(); ++i)
-      for (std::size_t j = i + 1; j < list.size() && j <= i + opts_.pair_window; ++j)
+      for (std::size_t j = i + 1; j < list.size() && j <= i + opts_.pair_window; ++j) {
+        // Two readers of the buffer farther apart than the peak-memory guard allows can only be
+        // fused horizontally, which the guard refuses (a dependency between them makes them a
+        // pair in the list of the buffer it goes through): not a candidate.
+        const bool readers = list[i] != producer && list[j] != producer;
+        if (readers && node(list[j]).min_order - node(list[i]).min_order > opts_.max_horizontal_distance) continue;
         pairs.emplace_back(list[i], list[j]);
+      }
   }
   auto key = [&](const std::pair<int, int>& e) {
     return std::pair<int, int>{node(e.first).min_order, node(e.second).min_order};
@@ -199,6 +220,13 @@ std::vector<std::pair<int, int>> Fuser::candidates() const {
   std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return pairs;
+}
+
+bool Fuser::node_depends(const FusedNode& from, const FusedNode& to) const {
+  for (int t : to.members)
+    for (int pnode : g_.nodes[static_cast<std::size_t>(t)].preds)
+      if (holder_[static_cast<std::size_t>(pnode)] == from.id) return true;
+  return false;
 }
 
 bool Fuser::depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only) const {
@@ -221,19 +249,35 @@ bool Fuser::depends(const std::vector<int>& from, const std::vector<int>& to, bo
 std::string Fuser::distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
                                       std::size_t depth, const std::vector<int64_t>* refined) const {
   const std::vector<int> sorted_producers = sorted_copy(producers);
-  auto loops_of = [&](int v) {
+  // The loops of node v, split as `refined` when given (`store` holds a split copy).
+  auto loops_of = [&](int v, NodeLoops& store) -> const NodeLoops& {
     const NodeLoops& l = loops_[static_cast<std::size_t>(v)];
-    return refined ? refine_loops(l, *refined) : l;
+    if (!refined || l.x == *refined) return l;
+    store = refine_loops(l, *refined);
+    return store;
+  };
+  // Access `k` of node v (-1: its write) at `depth`; cached while v's loops stay the same.
+  NodeLoops store;
+  auto access = [&](int v, int k) -> ir::CanonicalAccess {
+    const SchedulerNode& node = g_.nodes[static_cast<std::size_t>(v)];
+    auto index = [&] { return k < 0 ? p_[node.buffer].write_index() : node.loads[static_cast<std::size_t>(k)].index; };
+    const NodeLoops& l = loops_of(v, store);
+    if (&l == &store) return access_at_depth(index(), l, depth);
+    auto& cache = access_cache_[static_cast<std::size_t>(v)];
+    const auto key = std::make_pair(k, depth);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, access_at_depth(index(), l, depth)).first;
+    return it->second;
   };
   for (int c : consumers) {
     const SchedulerNode& reader = g_.nodes[static_cast<std::size_t>(c)];
-    const NodeLoops reader_loops = loops_of(c);
-    for (const Access& a : reader.loads) {
+    for (std::size_t k = 0; k < reader.loads.size(); ++k) {
+      const Access& a = reader.loads[k];
       const int w = g_.writer[static_cast<std::size_t>(a.buffer)];
       if (w < 0 || !contains(sorted_producers, w)) continue;
       const SchedulerNode& writer = g_.nodes[static_cast<std::size_t>(w)];
-      const ir::CanonicalAccess written = access_at_depth(p_[a.buffer].write_index(), loops_of(w), depth);
-      const ir::CanonicalAccess read = access_at_depth(a.index, reader_loops, depth);
+      const ir::CanonicalAccess written = access(w, -1);
+      const ir::CanonicalAccess read = access(c, static_cast<int>(k));
       if (written == read) continue;
       return reader.name + " reads " + p_[a.buffer].name + " at " + ir::to_string(read) + " but " + writer.name +
              " writes it at " + ir::to_string(written) + ": the dependence distance over the " +
@@ -259,45 +303,52 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
       return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul) and runs on its own");
     if (f->kind == KernelKind::Scan) return refuse(Refusal::Scan, f->name + " is a scan and runs on its own");
   }
-  const std::size_t members = A.members.size() + B.members.size();
-  if (members > opts_.max_nodes)
-    return refuse(Refusal::TooManyNodes, "the kernel would have " + std::to_string(members) + " nodes (at most " +
-                                             std::to_string(opts_.max_nodes) + ")");
-  const std::size_t buffers = io_buffers(A, B);
-  if (buffers > opts_.max_buffers)
-    return refuse(Refusal::TooManyBuffers, "the kernel would read or write " + std::to_string(buffers) +
-                                               " buffers in memory (at most " + std::to_string(opts_.max_buffers) + ")");
-
-  // Shared data: dependencies of both with the same canonical index (§7.3's score).
-  std::vector<Dep> common;
-  std::set_intersection(A.deps.begin(), A.deps.end(), B.deps.begin(), B.deps.end(), std::back_inserter(common));
-  std::set<ir::BufferId> shared_buffers;
-  for (const Dep& dep : common) {
-    d.score.bytes += dep_bytes(dep, p_);
-    shared_buffers.insert(dep.buffer);
-  }
-  d.score.buffers = static_cast<int>(shared_buffers.size());
-  if (d.score.bytes < opts_.min_shared_bytes)
-    return refuse(Refusal::LittleSharedData, "they share " + std::to_string(d.score.bytes) +
-                                                 " bytes accessed at the same index (at least " +
-                                                 std::to_string(opts_.min_shared_bytes) + ")");
-  d.score.type = (A.has_reduction == B.has_reduction) ? 1 : 0;
-  d.score.distance = std::max(std::abs(A.min_order - B.max_order), std::abs(B.min_order - A.max_order));
-
-  const bool ab = depends(A.members, B.members), ba = depends(B.members, A.members);
+  // Cheap tests first: the direction, the peak-memory guard, the node limit.
+  const bool ab = node_depends(A, B), ba = node_depends(B, A);
   if (ab && ba) return refuse(Refusal::Cycle, "each reads what the other writes");
   d.vertical = ab || ba;
   d.swap = ba || (!ab && B.min_order < A.min_order);
   const FusedNode& first = d.swap ? B : A;
   const FusedNode& second = d.swap ? A : B;
   const char* direction = d.vertical ? "vertical" : "horizontal";
-  if (d.vertical && depends(first.members, second.members, true))
-    return refuse(Refusal::DependenceDistance, second.name + " must follow " + first.name +
-                                                   " (WeakDep): ordering dependencies are not fused");
+  d.score.distance = std::max(std::abs(A.min_order - B.max_order), std::abs(B.min_order - A.max_order));
   if (!d.vertical && d.score.distance > opts_.max_horizontal_distance)
     return refuse(Refusal::PeakMemory, "horizontal fusion of nodes " + std::to_string(d.score.distance) +
                                            " apart would keep their buffers alive longer (at most " +
                                            std::to_string(opts_.max_horizontal_distance) + ")");
+  if (d.vertical && depends(first.members, second.members, true))
+    return refuse(Refusal::DependenceDistance, second.name + " must follow " + first.name +
+                                                   " (WeakDep): ordering dependencies are not fused");
+  const std::size_t members = A.members.size() + B.members.size();
+  if (members > opts_.max_nodes)
+    return refuse(Refusal::TooManyNodes, "the kernel would have " + std::to_string(members) + " nodes (at most " +
+                                             std::to_string(opts_.max_nodes) + ")");
+
+  // Shared data: dependencies of both with the same canonical index (§7.3's score).
+  // Both lists are sorted by buffer first, so the shared buffers come in order.
+  ir::BufferId last = -1;
+  for (std::size_t i = 0, j = 0; i < A.deps.size() && j < B.deps.size();) {
+    const std::strong_ordering c = A.deps[i] <=> B.deps[j];
+    if (c < 0) {
+      ++i;
+    } else if (c > 0) {
+      ++j;
+    } else {
+      d.score.bytes += dep_bytes(A.deps[i], p_);
+      if (A.deps[i].buffer != last) ++d.score.buffers;
+      last = A.deps[i].buffer;
+      ++i, ++j;
+    }
+  }
+  if (d.score.bytes < opts_.min_shared_bytes)
+    return refuse(Refusal::LittleSharedData, "they share " + std::to_string(d.score.bytes) +
+                                                 " bytes accessed at the same index (at least " +
+                                                 std::to_string(opts_.min_shared_bytes) + ")");
+  d.score.type = (A.has_reduction == B.has_reduction) ? 1 : 0;
+  const std::size_t buffers = io_buffers(A, B);
+  if (buffers > opts_.max_buffers)
+    return refuse(Refusal::TooManyBuffers, "the kernel would read or write " + std::to_string(buffers) +
+                                               " buffers in memory (at most " + std::to_string(opts_.max_buffers) + ")");
 
   // Definition 7.2 on CPU. Same loop nest: pointwise kernels with the same element count, the
   // coarser one split to the finer one's loops where needed.
@@ -414,7 +465,11 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
 
   switch (d.kind) {
     case KernelKind::Fused:
-      for (int v : m.members) loops_[static_cast<std::size_t>(v)] = refine_loops(loops_[static_cast<std::size_t>(v)], d.refined);
+      for (int v : m.members) {
+        if (loops_[static_cast<std::size_t>(v)].x == d.refined) continue;
+        loops_[static_cast<std::size_t>(v)] = refine_loops(loops_[static_cast<std::size_t>(v)], d.refined);
+        access_cache_[static_cast<std::size_t>(v)].clear();
+      }
       m.outer = d.refined;
       m.groups.push_back(LoopGroup{{}, {}, m.members, false});
       break;

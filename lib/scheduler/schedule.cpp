@@ -2,7 +2,9 @@
 #include "stax/scheduler/schedule.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <unordered_set>
 
 #include "stax/support/error.h"
 
@@ -12,7 +14,7 @@ namespace {
 
 struct Candidate {
   int a = -1, b = -1;
-  FusionDecision decision;
+  const FusionDecision* decision = nullptr;
 };
 
 // A stable merge sort: deterministic for any comparator, also one that is not a strict weak
@@ -24,7 +26,7 @@ void merge_sort(std::vector<Candidate>& v) {
       const std::size_t mid = std::min(lo + width, v.size()), hi = std::min(lo + 2 * width, v.size());
       std::size_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi) {
-        if (score_before(v[j].decision.score, v[i].decision.score)) tmp[k++] = std::move(v[j++]);
+        if (score_before(v[j].decision->score, v[i].decision->score)) tmp[k++] = std::move(v[j++]);
         else tmp[k++] = std::move(v[i++]);
       }
       while (i < mid) tmp[k++] = std::move(v[i++]);
@@ -32,6 +34,10 @@ void merge_sort(std::vector<Candidate>& v) {
     }
     v.swap(tmp);
   }
+}
+
+uint64_t pair_key(const std::pair<int, int>& p) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(p.first)) << 32) | static_cast<uint32_t>(p.second);
 }
 
 class Logger {
@@ -68,7 +74,13 @@ std::string class_list(const Fuser& f, const FusedNode& n) {
 }
 
 // Algorithm 7.1. Returns the number of rounds run.
+//
+// can_fuse depends on the two fused nodes alone, and a merge creates a node with a new id, so a
+// decision about a pair of ids stays true in later rounds: it is made (counted and logged) once.
+// So is a cycle: merges never remove a path between two other nodes.
 int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule& s) {
+  std::map<std::pair<int, int>, FusionDecision> accepted;
+  std::unordered_set<uint64_t> refused;  // pair keys (pair_key), by can_fuse or for a cycle
   int round = 0;
   while (round < opts.max_rounds) {
     ++round;
@@ -77,16 +89,22 @@ int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule
              std::to_string(before) + " nodes =====");
     // Lines 2-3: pairs sharing a buffer, kept when can_fuse says yes.
     std::vector<Candidate> possible;
-    for (const auto& [a, b] : f.candidates()) {
-      FusionDecision d = f.can_fuse(a, b);
-      if (!d.ok) {
-        ++s.refusals[static_cast<std::size_t>(d.refusal)];
-        if (log.verbose())
-          log.line("cannot fuse " + f.node(a).name + " with " + f.node(b).name + " (" +
-                   std::string(refusal_name(d.refusal)) + "): " + d.reason);
-        continue;
+    for (const std::pair<int, int>& pair : f.candidates()) {
+      if (refused.count(pair_key(pair))) continue;
+      auto known = accepted.find(pair);
+      if (known == accepted.end()) {
+        FusionDecision d = f.can_fuse(pair.first, pair.second);
+        if (!d.ok) {
+          refused.insert(pair_key(pair));
+          ++s.refusals[static_cast<std::size_t>(d.refusal)];
+          if (log.verbose())
+            log.line("cannot fuse " + f.node(pair.first).name + " with " + f.node(pair.second).name + " (" +
+                     std::string(refusal_name(d.refusal)) + "): " + d.reason);
+          continue;
+        }
+        known = accepted.emplace(pair, std::move(d)).first;
       }
-      possible.push_back(Candidate{a, b, std::move(d)});
+      possible.push_back(Candidate{pair.first, pair.second, &known->second});
     }
     log.line("found " + std::to_string(possible.size()) + " possible fusions");
     // Line 4: best score first.
@@ -95,37 +113,42 @@ int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule
     std::set<int> fused_now;
     int merged = 0;
     for (const Candidate& c : possible) {
-      const std::string na = f.node(c.a).name, nb = f.node(c.b).name;
+      const std::string& na = f.node(c.a).name;
+      const std::string& nb = f.node(c.b).name;
       if (fused_now.count(c.a) || fused_now.count(c.b)) {
         if (log.verbose()) log.line("skipping " + na + " with " + nb + ": one of them was fused in this round");
         continue;
       }
       if (f.would_create_cycle(c.a, c.b)) {
+        refused.insert(pair_key({c.a, c.b}));
         ++s.refusals[static_cast<std::size_t>(Refusal::Cycle)];
         if (log.verbose())
           log.line("cannot fuse " + na + " with " + nb + " (cycle): the merge would close a cycle (Proposition 7.1)");
         continue;
       }
-      const int id = f.fuse(c.a, c.b, c.decision);
+      const FusionDecision& d = *c.decision;
+      FusionRecord r;
+      r.round = round;
+      r.first = d.swap ? nb : na;  // before the merge, which may move the names
+      r.second = d.swap ? na : nb;
+      const int id = f.fuse(c.a, c.b, d);
       fused_now.insert(c.a);
       fused_now.insert(c.b);
       ++merged;
       const FusedNode& m = f.node(id);
-      FusionRecord r;
-      r.round = round;
-      r.first = c.decision.swap ? nb : na;
-      r.second = c.decision.swap ? na : nb;
       r.result = m.name;
       r.kind = m.kind;
-      r.vertical = c.decision.vertical;
-      r.depth = c.decision.depth;
-      r.reason = c.decision.reason;
-      r.score = c.decision.score;
-      log.line("fusing " + r.first + " with " + r.second);
-      log.line("  " + std::string(r.vertical ? "vertical" : "horizontal") + " fusion: " + r.reason + "; score " +
-               to_string(r.score) + ": shared data " + std::to_string(r.score.bytes) + " bytes in " +
-               std::to_string(r.score.buffers) + " buffer(s)");
-      log.line(m.name + ": " + std::string(kernel_class_name(m.kind)) + "(" + class_list(f, m) + ")");
+      r.vertical = d.vertical;
+      r.depth = d.depth;
+      r.reason = d.reason;
+      r.score = d.score;
+      if (log.on()) {
+        log.line("fusing " + r.first + " with " + r.second);
+        log.line("  " + std::string(r.vertical ? "vertical" : "horizontal") + " fusion: " + r.reason + "; score " +
+                 to_string(r.score) + ": shared data " + std::to_string(r.score.bytes) + " bytes in " +
+                 std::to_string(r.score.buffers) + " buffer(s)");
+        log.line(m.name + ": " + std::string(kernel_class_name(m.kind)) + "(" + class_list(f, m) + ")");
+      }
       s.fusions.push_back(std::move(r));
     }
     const std::size_t after = f.alive().size();
@@ -268,12 +291,11 @@ Schedule schedule_nodes(const ir::Program& p, std::vector<SchedulerNode> nodes, 
                         const LogOptions& log_opts) {
   const Logger log(log_opts);
   // Steps 1-3: dependencies, topological order, dead nodes, ancestor sets.
-  const SchedulerGraph g = build_graph(p, std::move(nodes));
+  SchedulerGraph g = build_graph(p, std::move(nodes));
   Schedule s;
   s.program = p.name;
   s.fusion = opts.fuse;
   s.dead = g.dead;
-  s.nodes = g.nodes;
   log.line("scheduler: " + std::to_string(g.nodes.size()) + " nodes, " + std::to_string(g.dead.size()) + " dead");
   for (const std::string& d : g.dead) log.line("removed dead node " + d);
   if (log.on())
@@ -285,6 +307,7 @@ Schedule schedule_nodes(const ir::Program& p, std::vector<SchedulerNode> nodes, 
   else log.line("fusion is off (--no-fuse)");
 
   for (int id : kernel_order(f)) s.kernels.push_back(make_kernel(f, f.node(id)));
+  s.nodes = std::move(g.nodes);  // the fuser is done with the graph
   s.traffic = estimate_traffic(p, s.kernels, s.nodes);
   std::string list;
   for (const Kernel& k : s.kernels) list += (list.empty() ? "" : ", ") + k.name + " (" + std::string(kernel_kind_name(k.kind)) + ")";

@@ -302,14 +302,28 @@ TEST(SharedData, DifferentPartsOfOneInputShareNothing) {
 
 TEST(PeakMemory, FarApartHorizontalFusionIsRefused) {
   // y1 and y2 both read x and nothing else links them; 12 stored nodes lie between them.
-  const std::string nodes = R"([{"name": "y1", "op": "exp", "args": ["x"]},)" +
-                            testing::pointwise_chain_model(12, true).nodes.substr(1, std::string::npos) ;
-  std::string body = nodes.substr(0, nodes.size() - 1) + R"(, {"name": "y2", "op": "sin", "args": ["x"]}])";
+  const std::string chain = testing::pointwise_chain_model(12, true).nodes;
+  const std::string body = R"([{"name": "y1", "op": "exp", "args": ["x"]}, )" + chain.substr(1, chain.size() - 2) +
+                           R"(, {"name": "y2", "op": "sin", "args": ["x"]}])";
+  const graph::Graph g = parse(kX, body, R"(["y1", "t12", "y2"])");
+  ir::Program p = lowering::lower(g);
+  const SchedulerGraph sg = build_graph(p, build_nodes(p));
+  ASSERT_EQ(sg.nodes.size(), 14u);
   FusionOptions o;
   o.max_horizontal_distance = 4;
-  testing::Scheduled r = run(parse(kX, body, R"(["y1", "t12", "y2"])"), o);
-  EXPECT_GT(refusals(r.schedule, Refusal::PeakMemory), 0) << r.log;
-  EXPECT_NE(r.log.find("(peak_memory): horizontal fusion of nodes 13 apart"), std::string::npos) << r.log;
+  const FusionDecision d = Fuser(p, sg, o).can_fuse(0, 13);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.refusal, Refusal::PeakMemory);
+  EXPECT_EQ(d.reason, "horizontal fusion of nodes 13 apart would keep their buffers alive longer (at most 4)");
+  // Such pairs are not even candidates of Algorithm 7.1, so y1 and y2 stay apart; with the
+  // default distance they are fused.
+  EXPECT_TRUE(Fuser(p, sg).can_fuse(0, 13).ok);
+  const Schedule far = schedule(p, o);
+  EXPECT_NE(kernel_of(far, sg.nodes[0].buffer), kernel_of(far, sg.nodes[13].buffer));
+  for (const auto& [a, b] : Fuser(p, sg, o).candidates()) EXPECT_FALSE(a == 0 && b == 13);
+  bool near_pair = false;
+  for (const auto& [a, b] : Fuser(p, sg).candidates()) near_pair = near_pair || (a == 0 && b == 13);
+  EXPECT_TRUE(near_pair);
 }
 
 TEST(Extern, MatmulIsItsOwnKernel) {

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -159,12 +160,17 @@ class Fuser {
   std::vector<uint64_t> fused_bits_;  // scheduler nodes held by a fused node of 2+ members
   std::vector<std::vector<int>> readers_;  // per buffer: the scheduler nodes reading it
   std::vector<bool> is_output_;            // per buffer: a graph output
+  // Per scheduler node: its canonical accesses at a depth, by (load position or -1 for the
+  // write, depth); cleared when its loops are split.
+  mutable std::vector<std::map<std::pair<int, std::size_t>, ir::CanonicalAccess>> access_cache_;
   mutable std::vector<uint32_t> visit_;  // would_create_cycle's visited marks, per fused node
   mutable uint32_t visit_stamp_ = 0;
 
   // The buffers the merged kernel would read from or write to memory: those it touches except
   // the ones written and read only inside it (and no graph output).
   std::size_t io_buffers(const FusedNode& a, const FusedNode& b) const;
+  // Some member of `to` must follow some member of `from` (a data or ordering dependency).
+  bool node_depends(const FusedNode& from, const FusedNode& to) const;
   // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
   bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
   // The first read by a node of `consumers` of a buffer written by a node of `producers` whose
