@@ -28,10 +28,25 @@ bool pure_reduction(const FusedNode& f) {
   return f.kind == KernelKind::Reduction || f.kind == KernelKind::Horizontal;
 }
 
-std::size_t common_prefix(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  std::size_t k = 0;
-  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
-  return k;
+// The number of leading loops of `sizes` whose product is `count`, or sizes.size() + 1 when no
+// prefix has that product.
+std::size_t prefix_length(const std::vector<int64_t>& sizes, int64_t count) {
+  int64_t p = 1;
+  for (std::size_t k = 0; k <= sizes.size(); ++k) {
+    if (p == count) return k;
+    if (k < sizes.size()) p *= sizes[k];
+  }
+  return sizes.size() + 1;
+}
+
+bool has_prefix(const std::vector<int64_t>& sizes, const std::vector<int64_t>& prefix) {
+  return sizes.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), sizes.begin());
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t s : v) p *= s;
+  return p;
 }
 
 template <typename T>
@@ -249,11 +264,11 @@ bool Fuser::depends(const std::vector<int>& from, const std::vector<int>& to, bo
 std::string Fuser::distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
                                       std::size_t depth, const std::vector<int64_t>* refined) const {
   const std::vector<int> sorted_producers = sorted_copy(producers);
-  // The loops of node v, split as `refined` when given (`store` holds a split copy).
+  // The loops of node v, its leading loops split as `refined` when given (`store` holds a copy).
   auto loops_of = [&](int v, NodeLoops& store) -> const NodeLoops& {
     const NodeLoops& l = loops_[static_cast<std::size_t>(v)];
-    if (!refined || l.x == *refined) return l;
-    store = refine_loops(l, *refined);
+    if (!refined || has_prefix(l.x, *refined)) return l;
+    store = refine_prefix(l, *refined);
     return store;
   };
   // Access `k` of node v (-1: its write) at `depth`; cached while v's loops stay the same.
@@ -376,18 +391,20 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
     return d;
   }
   // A common outer loop (example 7.1); none at all is example 7.2's depth 0.
-  d.depth = common_prefix(A.outer, B.outer);
+  std::optional<std::vector<int64_t>> outer = common_outer(A.outer, B.outer);
   auto group_of = [&](const FusedNode& f) {
     return to_string(g_.nodes[static_cast<std::size_t>(f.members.front())].group);
   };
-  if (d.depth == 0)
+  if (!outer)
     return refuse(Refusal::IncompatibleRanges, "outer loop fusion depth 0: " + group_of(first) + " vs " +
                                                    group_of(second) + "; " + direction + " fusion refused");
-  const std::string why = distance_violation(first.members, second.members, d.depth, nullptr);
+  d.depth = outer->size();
+  d.refined = *outer;
+  const bool split = !has_prefix(A.outer, *outer) || !has_prefix(B.outer, *outer);
+  const std::string why = distance_violation(first.members, second.members, d.depth, split ? &d.refined : nullptr);
   if (!why.empty()) return refuse(Refusal::DependenceDistance, why);
   d.kind = KernelKind::OuterLoopFused;
-  d.reason = "outer loop fusion depth " + std::to_string(d.depth) + ", loops " +
-             tuple_text(std::vector<int64_t>(A.outer.begin(), A.outer.begin() + static_cast<std::ptrdiff_t>(d.depth)));
+  d.reason = "outer loop fusion depth " + std::to_string(d.depth) + ", loops " + tuple_text(d.refined);
   d.ok = true;
   return d;
 }
@@ -467,7 +484,7 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
     case KernelKind::Fused:
       for (int v : m.members) {
         if (loops_[static_cast<std::size_t>(v)].x == d.refined) continue;
-        loops_[static_cast<std::size_t>(v)] = refine_loops(loops_[static_cast<std::size_t>(v)], d.refined);
+        loops_[static_cast<std::size_t>(v)] = refine_prefix(loops_[static_cast<std::size_t>(v)], d.refined);
         access_cache_[static_cast<std::size_t>(v)].clear();
       }
       m.outer = d.refined;
@@ -478,10 +495,18 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
       m.groups.push_back(LoopGroup{{}, first.groups[0].reduce, m.members, true});
       break;
     case KernelKind::OuterLoopFused: {
-      m.outer.assign(first.outer.begin(), first.outer.begin() + static_cast<std::ptrdiff_t>(d.depth));
+      m.outer = d.refined;
+      for (int v : m.members) {
+        NodeLoops& l = loops_[static_cast<std::size_t>(v)];
+        if (has_prefix(l.x, d.refined)) continue;
+        l = refine_prefix(l, d.refined);
+        access_cache_[static_cast<std::size_t>(v)].clear();
+      }
       // The loops below the common ones move into each group.
       for (const FusedNode* f : {&first, &second}) {
-        const std::vector<int64_t> moved(f->outer.begin() + static_cast<std::ptrdiff_t>(d.depth), f->outer.end());
+        const std::size_t k = prefix_length(f->outer, product(d.refined));
+        STAX_ASSERT(k <= f->outer.size(), "fuse: the common outer loops are no prefix of a kernel's");
+        const std::vector<int64_t> moved(f->outer.begin() + static_cast<std::ptrdiff_t>(k), f->outer.end());
         for (LoopGroup grp : f->groups) {
           grp.inner.insert(grp.inner.begin(), moved.begin(), moved.end());
           m.groups.push_back(std::move(grp));

@@ -57,6 +57,46 @@ std::optional<std::vector<int64_t>> common_refinement(const std::vector<int64_t>
   return std::vector<int64_t>(inner_first.rbegin(), inner_first.rend());
 }
 
+std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  // Iteration counts at the loop boundaries, from the outside: (16, 1024) -> 16, 16384.
+  auto counts = [](const std::vector<int64_t>& sizes) {
+    std::vector<int64_t> out;
+    int64_t p = 1;
+    for (int64_t s : sizes) out.push_back(p *= s);
+    return out;
+  };
+  const std::vector<int64_t> ca = counts(a), cb = counts(b);
+  int64_t shared = 0;
+  for (int64_t c : ca)
+    if (std::find(cb.begin(), cb.end(), c) != cb.end()) shared = c;
+  if (shared == 0) return std::nullopt;
+  std::set<int64_t> all;
+  for (int64_t c : ca)
+    if (c <= shared) all.insert(c);
+  for (int64_t c : cb)
+    if (c <= shared) all.insert(c);
+  std::vector<int64_t> out;
+  int64_t prev = 1;
+  for (int64_t c : all) {
+    if (c % prev != 0) return std::nullopt;
+    out.push_back(c / prev);
+    prev = c;
+  }
+  return out;
+}
+
+NodeLoops refine_prefix(const NodeLoops& loops, const std::vector<int64_t>& prefix) {
+  int64_t count = 1;
+  for (int64_t s : prefix) count *= s;
+  int64_t p = 1;
+  std::size_t k = 0;
+  while (p < count && k < loops.x.size()) p *= loops.x[k++];
+  STAX_ASSERT(p == count, "refine_prefix: no leading loops with " + std::to_string(count) + " iterations");
+  std::vector<int64_t> x = prefix;
+  x.insert(x.end(), loops.x.begin() + static_cast<std::ptrdiff_t>(k), loops.x.end());
+  return refine_loops(loops, x);
+}
+
 NodeLoops refine_loops(const NodeLoops& loops, const std::vector<int64_t>& refined) {
   if (loops.x == refined) return loops;
   // Each old loop k is a run of new loops, innermost last: x_k = flat index of the run.

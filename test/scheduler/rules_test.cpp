@@ -122,6 +122,30 @@ TEST(IterationGroups, PointwiseNestsWithTheSameCountAreSplitToMatch) {
   EXPECT_EQ(common_refinement({6, 4}, {25}), std::nullopt);
 }
 
+TEST(IterationGroups, OuterLoopsMergedInOneKernelAreSplitToMatch) {
+  // A masked softmax over [16, 64, 32]: the row max reads a [64, 32] mask, so its rows stay
+  // (16, 64); the row sum of e reads e alone, so its rows merge to (1024,). The same 1024 rows:
+  // one kernel over (16, 64).
+  testing::Scheduled r = run(parse(
+      R"([{"name": "x", "dtype": "float32", "shape": [16, 64, 32]}, {"name": "mask", "dtype": "bool", "shape": [64, 32]}])",
+      R"([{"name": "s", "op": "where", "args": ["mask", "x", "-inf"]},
+          {"name": "m", "op": "amax", "args": ["s"], "dim": -1, "keepdim": true},
+          {"name": "e", "op": "exp", "args": [{"op": "sub", "args": ["s", "m"]}]},
+          {"name": "z", "op": "sum", "args": ["e"], "dim": -1, "keepdim": true},
+          {"name": "y", "op": "div", "args": ["e", "z"]}])",
+      R"(["y"])"));
+  ASSERT_EQ(r.schedule.nodes.size(), 4u);
+  EXPECT_EQ(r.schedule.nodes[0].group, (IterationGroup{{16, 64}, {32}}));
+  EXPECT_EQ(r.schedule.nodes[2].group, (IterationGroup{{1024}, {32}}));
+  ASSERT_EQ(r.schedule.kernels.size(), 1u) << r.log;
+  EXPECT_EQ(r.schedule.kernels[0].outer, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(common_outer({16, 64}, {1024}), (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(common_outer({64}, {64, 128}), (std::vector<int64_t>{64}));
+  EXPECT_EQ(common_outer({8192}, {64}), std::nullopt);        // example 7.2
+  EXPECT_EQ(common_outer({4, 6}, {6, 4}), std::nullopt);      // 24 shared, but 4 and 6 no chain
+  EXPECT_EQ(common_outer({2, 3, 5}, {6, 7}), (std::vector<int64_t>{2, 3}));
+}
+
 TEST(IterationGroups, ColumnReductionAndRowPointwiseAreIncompatible) {
   // sum over dim 0: ((128,), (64,)); the pointwise consumer runs (64, 128): no common outer loop.
   Pair t(parse(kX, R"([{"name": "c", "op": "sum", "args": ["x"], "dim": 0, "keepdim": true},

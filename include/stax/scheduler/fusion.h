@@ -117,7 +117,7 @@ struct FusionDecision {
   bool vertical = false;     // one reads what the other writes
   bool swap = false;         // the second node must run first
   std::size_t depth = 0;     // outer loops shared
-  std::vector<int64_t> refined;  // Fused pointwise kernels: the common loop nest
+  std::vector<int64_t> refined;  // the shared loops (Fused: the whole nest; OuterLoopFused: the outer ones)
   Score score;
 };
 
@@ -174,8 +174,8 @@ class Fuser {
   // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
   bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
   // The first read by a node of `consumers` of a buffer written by a node of `producers` whose
-  // canonical access keeping `depth` outer loops differs from the write (loops split as
-  // `refined` when given); empty when every read matches.
+  // canonical access keeping `depth` outer loops differs from the write (each node's
+  // leading loops split as `refined` when given); empty when every read matches.
   std::string distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
                                  std::size_t depth, const std::vector<int64_t>* refined) const;
 };
@@ -191,7 +191,15 @@ ir::CanonicalAccess access_at_depth(const ir::Index& index, const NodeLoops& loo
 // when the counts differ or no refinement exists (the boundaries are no chain of divisors).
 std::optional<std::vector<int64_t>> common_refinement(const std::vector<int64_t>& a,
                                                       const std::vector<int64_t>& b);
+// The common outer loops of two kernels' outer loops: up to the largest iteration count at
+// which both have a loop boundary, the loops of either split to the boundaries of both
+// ((16, 1024) and (16384,) -> (16, 1024); (64,) and (64, 128) -> (64,)). Nothing when they share
+// no boundary (example 7.2: (8192,) and (64,)) or the boundaries are no chain of divisors.
+std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 // `loops` with its pointwise loops split as `refined` (a refinement of loops.x).
 NodeLoops refine_loops(const NodeLoops& loops, const std::vector<int64_t>& refined);
+// `loops` with its leading pointwise loops, as many as make product(prefix) iterations, split
+// as `prefix`.
+NodeLoops refine_prefix(const NodeLoops& loops, const std::vector<int64_t>& prefix);
 
 }  // namespace stax::scheduler
