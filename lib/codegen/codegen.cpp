@@ -10,6 +10,7 @@
 #include "stax/codegen/literals.h"
 #include "stax/codegen/mangle.h"
 #include "stax/codegen/prelude.h"
+#include "stax/memory/from_schedule.h"
 #include "stax/support/error.h"
 
 namespace stax::codegen {
@@ -112,8 +113,24 @@ void check_model_name(const std::string& name) {
                     "not start with '_' and has no '__'");
 }
 
+std::string_view isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Native: return "native";
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    case Isa::Scalar: return "scalar";
+  }
+  return "?";
+}
+
 GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts) {
+  return generate(g, p, scheduler::schedule(p), opts);
+}
+
+GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                       const CodegenOptions& opts) {
   GeneratedCode result;
+  result.memory = memory::plan_memory(memory::problem_from_schedule(p, s), opts.memory);
   result.name = opts.name.empty() ? g.name : opts.name;
   check_model_name(result.name);
   const ModelLayout m = layout_model(g, p, result.name);

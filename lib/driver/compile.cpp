@@ -31,7 +31,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
     write_file_atomic(opts.dump_schedule, scheduler::dump_schedule_json(m.schedule, m.program));
   codegen::CodegenOptions cg;
   cg.name = opts.name;
-  m.code = codegen::generate(primitive, m.program, cg);
+  m.code = codegen::generate(primitive, m.program, m.schedule, cg);
   m.graph = std::move(g);
   return m;
 }

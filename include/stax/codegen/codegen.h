@@ -18,16 +18,29 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
+#include "stax/memory/plan.h"
+#include "stax/scheduler/schedule.h"
 
 namespace stax::codegen {
+
+// The instruction set of the vector kernels (--isa): Native takes the widest the compiler of the
+// generated file targets (so -march=native takes the widest the machine has); the others pin one,
+// for reproducible output and benchmarks (the generated file then fails to build, with a clear
+// message, on a compiler that does not target it).
+enum class Isa : unsigned char { Native, Avx512, Avx2, Scalar };
+std::string_view isa_name(Isa isa);  // "native", "avx512", "avx2", "scalar"
 
 struct CodegenOptions {
   // The model's name, prefix of every C API symbol; empty: the graph's name. Must be a C
   // identifier that is no keyword and does not start with '_' (UserError otherwise).
   std::string name;
+  Isa isa = Isa::Native;
+  // Memory planning (§7.5): reordering, the reuse pool and in-place reuse (all on by default).
+  memory::PlannerOptions memory;
 };
 
 struct GeneratedCode {
@@ -35,6 +48,9 @@ struct GeneratedCode {
   std::string source;       // the .cpp
   std::string header;       // the .h (C and C++)
   std::size_t workspace_size = 0;  // bytes NAME_run needs as workspace (64-byte aligned)
+  // The workspace plan the wrapper follows (--dump-memory, --log memory): its order is the
+  // order in which the kernels run, its arena size is workspace_size.
+  memory::MemoryPlan memory;
 };
 
 // The workspace alignment every generated model asks for.
@@ -42,6 +58,11 @@ constexpr std::size_t kWorkspaceAlignment = 64;
 
 // `p` is lower(g) (or a later stage's version of it). Deterministic: the same arguments give the
 // same bytes.
+// `s` is scheduler::schedule(p) (with any fusion options): one function per kernel of `s`.
+GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                       const CodegenOptions& opts = {});
+
+// The same with the default schedule (fusion on).
 GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts = {});
 
 // UserError unless `name` can prefix C symbols (see CodegenOptions::name).
