@@ -35,6 +35,10 @@
 
 #include <sleef.h>
 
+#ifdef _OPENMP
+#include <omp.h>  // omp_get_max_threads in the kernels' `if` clauses (Algorithm 8.1, line 4)
+#endif
+
 // @section capi
 // C API types shared by every generated model (C-compatible; also emitted into the header).
 #ifndef STAX_C_API_TYPES
