@@ -63,7 +63,12 @@ void run_bench(const BenchCommandOptions& opts) {
   driver::check_bench_options(bench);
   const driver::CompileOptions compile = opts.generate.compile_options();
   driver::CompiledModel m = driver::compile_model(opts.model, compile);
-  const driver::CompiledModel tiny = driver::compile_tiny_model(compile, m.code.name);
+  // The tiny graph belongs to the harness: the dumps and logs asked for are the model's alone.
+  driver::CompileOptions tiny_options = compile;
+  tiny_options.dump_schedule.clear();
+  tiny_options.dump_memory.clear();
+  tiny_options.log.clear();
+  const driver::CompiledModel tiny = driver::compile_tiny_model(tiny_options, m.code.name);
   std::vector<Tensor> inputs = driver::prepare_inputs(m.graph, given, opts.inputs.seed);
   const driver::BenchReport report = driver::bench_model(m, tiny, inputs, bench, opts.compiler.build_options());
   std::cout << (opts.json ? driver::format_bench_json(report) : driver::format_bench_text(report));

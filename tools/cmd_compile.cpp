@@ -49,7 +49,8 @@ void add_compile_command(CLI::App& app) {
       "Examples:\n"
       "  staxc samples/softmax.json -o softmax.cpp\n"
       "  staxc compile samples/softmax.json -o softmax.cpp --header softmax.h --name softmax\n"
-      "  staxc compile model.json -o model.cpp --dump-ir model.ir.txt");
+      "  staxc compile model.json -o model.cpp --dump-ir model.ir.txt\n"
+      "  staxc compile samples/mlp.json -o mlp.cpp --dump-memory mlp.memory.json --log memory");
   cmd->callback([opts] { run_compile(*opts); });
 }
 

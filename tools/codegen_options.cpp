@@ -8,6 +8,7 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.dump_ir = dump_ir;
   o.fuse = !no_fuse;
   o.dump_schedule = dump_schedule;
+  o.dump_memory = dump_memory;
   o.log = log;
   o.verbose = verbose;
   return o;
@@ -27,11 +28,18 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
                  "graph nodes, kind and iteration group, every fusion with its score and round, and "
                  "the estimated memory traffic")
       ->type_name("FILE.json");
+  cmd.add_option("--dump-memory", opts.dump_memory,
+                 "Also write the workspace plan as JSON: the kernel order chosen and every candidate "
+                 "order's peak, M*, the arena's size, every buffer's size, lifetime and offset, the "
+                 "reuse and in-place decisions")
+      ->type_name("FILE.json");
   cmd.add_option("--log", opts.log,
-                 "Print a stage's log to stderr (repeatable); 'fusion': the scheduler's dependencies, "
-                 "candidates, fusions and resulting kernels")
+                 "Print a stage's log to stderr (repeatable, or a list: --log fusion,memory); "
+                 "'fusion': the scheduler's dependencies, candidates, fusions and resulting kernels; "
+                 "'memory': the workspace plan in a few lines (order, M*, arena, reuse, the largest "
+                 "intermediates)")
       ->type_name("TOPIC")
-      ->check(CLI::IsMember({"fusion"}))
+      ->check(CLI::IsMember({"fusion", "memory"}))
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");

@@ -1,4 +1,4 @@
-// Options shared by the commands that generate code (compile, run, check).
+// Options shared by the commands that generate code (compile, run, check, bench).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,12 +11,14 @@
 
 namespace stax::tools {
 
-// --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --log TOPIC and -v.
+// --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --dump-memory FILE.json,
+// --log TOPIC and -v.
 struct GenerateOptions {
   std::string name;
   std::string dump_ir;
   bool no_fuse = false;
   std::string dump_schedule;
+  std::string dump_memory;
   std::vector<std::string> log;
   bool verbose = false;
   driver::CompileOptions compile_options() const;

@@ -8,9 +8,18 @@
 #include "stax/graph/frontend.h"
 #include "stax/ir/printer.h"
 #include "stax/lowering/lower.h"
+#include "stax/memory/dump.h"
 #include "stax/scheduler/dump.h"
 
 namespace stax::driver {
+
+namespace {
+
+bool logs(const CompileOptions& opts, const std::string& topic) {
+  return std::find(opts.log.begin(), opts.log.end(), topic) != opts.log.end();
+}
+
+}  // namespace
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   CompiledModel m;
@@ -24,7 +33,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   fusion.fuse = opts.fuse;
   scheduler::LogOptions log;
   log.verbose = opts.verbose;
-  if (std::find(opts.log.begin(), opts.log.end(), "fusion") != opts.log.end())
+  if (logs(opts, "fusion"))
     log.sink = [](const std::string& line) { std::cerr << line << '\n'; };
   m.schedule = scheduler::schedule(m.program, fusion, log);
   if (!opts.dump_schedule.empty())
@@ -32,6 +41,9 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   codegen::CodegenOptions cg;
   cg.name = opts.name;
   m.code = codegen::generate(primitive, m.program, m.schedule, cg);
+  // The workspace plan (§7.5) the generated wrapper follows; --log memory tells where it goes.
+  if (!opts.dump_memory.empty()) write_file_atomic(opts.dump_memory, memory::dump_memory_json(m.code.memory));
+  if (logs(opts, "memory")) std::cerr << memory::memory_summary(m.code.memory) << std::flush;
   m.graph = std::move(g);
   return m;
 }

@@ -1,5 +1,6 @@
 // `staxc compile`: a model file -> the generated .cpp (and header), through the whole pipeline
-// (design.md, "Pipeline"): load and validate, expand composites, lower, generate.
+// (design.md, "Pipeline"): load and validate, expand composites, lower, schedule, generate (which
+// plans the workspace, design.md "Memory").
 #pragma once
 
 #include <filesystem>
@@ -18,7 +19,10 @@ struct CompileOptions {
   std::filesystem::path dump_ir;    // --dump-ir FILE: the lowered program as text (empty: none)
   bool fuse = true;                 // --no-fuse: every computed buffer is its own kernel
   std::filesystem::path dump_schedule;  // --dump-schedule FILE.json: the schedule (empty: none)
-  std::vector<std::string> log;     // --log TOPIC: "fusion" prints the scheduler's log to stderr
+  std::filesystem::path dump_memory;    // --dump-memory FILE.json: the workspace plan (empty: none)
+  // --log TOPIC: "fusion" prints the scheduler's log to stderr, "memory" the workspace plan's
+  // summary (memory::memory_summary).
+  std::vector<std::string> log;
   bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
 };
 
@@ -29,8 +33,9 @@ struct CompiledModel {
   codegen::GeneratedCode code;
 };
 
-// The pipeline on a loaded graph. --dump-ir is written (atomically) before code generation, so
-// it is there to read when generation fails.
+// The pipeline on a loaded graph. --dump-ir and --dump-schedule are written (atomically) before
+// code generation, so they are there to read when generation fails; --dump-memory after it, from
+// the plan the generated code follows.
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 
 // load_model + compile_graph.
