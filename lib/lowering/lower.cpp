@@ -228,7 +228,15 @@ Expr Lowerer::arg_at(const Value& n, std::size_t k, const Coords& coords, DType 
 
 BufferId Lowerer::add_buffer(ir::Buffer b, const BodyCtx* ctx, ValueId origin) {
   b.id = static_cast<BufferId>(prog.buffers.size());
-  if (b.name.empty()) b.name = "buf" + std::to_string(b.id);
+  if (b.name.empty()) {
+    // Inputs and constants keep their graph names and come first: a computed buffer's name
+    // steps around them (no two "buf<id>" names clash, and no suffixed one does either).
+    const std::string base = "buf" + std::to_string(b.id);
+    b.name = base;
+    for (int k = 1; graph_names_.count(b.name) != 0; ++k) b.name = base + "_" + std::to_string(k);
+  } else {
+    graph_names_.insert(b.name);
+  }
   std::set<ValueId> origins;
   if (ctx) origins = ctx->origins;
   if (origin != graph::kNoValue) origins.insert(origin);

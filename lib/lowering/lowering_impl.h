@@ -9,6 +9,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,8 @@ class Lowerer {
   bool is_real_reduction(const graph::Value& n) const;  // reduces at least one dim
 
   // ---- buffer helpers (lower.cpp)
+  // Adds `b`; an unnamed (computed) buffer is named buf<id>, or buf<id>_<k> when an input or a
+  // constant already has that name (the program's buffer names are unique).
   BufferId add_buffer(ir::Buffer b, const BodyCtx* ctx, ValueId origin);
   // A Pointwise buffer holding value v (its own expression, or a copy of a view).
   BufferId materialize(ValueId v);
@@ -101,6 +104,7 @@ class Lowerer {
   std::vector<bool> is_output_;
   std::vector<bool> live_;
   std::vector<int> depth_;
+  std::set<std::string> graph_names_;           // names of the input and constant buffers
 };
 
 // Helpers shared by the source files.

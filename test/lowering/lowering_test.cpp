@@ -248,6 +248,21 @@ TEST(Lowering, OutputsThatAreInputsConstantsRepeatsOrViews) {
   expect_numbers(g);
 }
 
+// Computed buffers are named buf<id>; an input or a constant may already carry that name.
+TEST(Lowering, ComputedBufferNamesStepAroundInputAndConstantNames) {
+  graph::Graph g = parse(R"([{"name": "buf3", "dtype": "float32", "shape": [4]},
+                             {"name": "buf3_1", "dtype": "float32", "shape": [4]}])",
+                         R"([{"name": "y", "op": "add", "args": ["buf3", "buf3_1"]},
+                             {"name": "z", "op": "mul", "args": ["y", "buf4"]},
+                             {"name": "w", "op": "exp", "args": ["y"]}])",
+                         R"(["y", "z", "w"])",
+                         R"([{"name": "buf4", "dtype": "float32", "shape": [4], "data": [1, 2, 3, 4]}])");
+  ir::Program p = lower(g);  // verifies the program: names are unique
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Constant, K::Pointwise, K::Pointwise, K::Pointwise}));
+  EXPECT_EQ(p.buffer_names(), (std::vector<std::string>{"buf3", "buf3_1", "buf4", "buf3_2", "buf4_1", "buf5"}));
+  expect_numbers(g);
+}
+
 TEST(Lowering, PromotionIsExplicit) {
   const char* x = R"([{"name": "x", "dtype": "int32", "shape": [4]}])";
   ir::Program p = lower_text(x, R"([{"name": "y", "op": "mul", "args": ["x", 2]}])", R"(["y"])");
