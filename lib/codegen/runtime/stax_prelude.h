@@ -309,8 +309,10 @@ inline float log2(float x) { return Sleef_log2f_u10(x); }
 inline double log2(double x) { return Sleef_log2_u10(x); }
 inline float log10(float x) { return Sleef_log10f_u10(x); }
 inline double log10(double x) { return Sleef_log10_u10(x); }
-inline float log1p(float x) { return Sleef_log1pf_u10(x); }
-inline double log1p(double x) { return Sleef_log1p_u10(x); }
+// SLEEF 3.5's log1p returns inf above about 1e38 (float) and 1e307 (double); there log1p(x)
+// and log(x) agree far below an ULP, so those inputs take log (as the vector layer's log1p).
+inline float log1p(float x) { return x > 1e30f ? Sleef_logf_u10(x) : Sleef_log1pf_u10(x); }
+inline double log1p(double x) { return x > 1e300 ? Sleef_log_u10(x) : Sleef_log1p_u10(x); }
 inline float sin(float x) { return Sleef_sinf_u10(x); }
 inline double sin(double x) { return Sleef_sin_u10(x); }
 inline float cos(float x) { return Sleef_cosf_u10(x); }
