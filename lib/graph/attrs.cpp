@@ -61,6 +61,15 @@ double read_number(const Site& s, const Json& j, std::string_view sub) {
   expected(s, sub, "a number (or \"inf\", \"-inf\", \"nan\")", j);
 }
 
+double read_finite_number(const Site& s, const Json& j, std::string_view sub) {
+  if (non_finite_literal(j))
+    s.fail(sub, "expected a finite number, got \"" + j.text +
+                    "\" (non-finite numbers stand only in scalar arguments, float constants, "
+                    "full.value, pad.value and clamp.min/max)");
+  if (!j.is_number()) expected(s, sub, "a number", j);
+  return read_number(s, j, sub);
+}
+
 std::optional<Scalar> read_scalar_literal(const Site& s, const Json& j, std::string_view sub) {
   switch (j.kind) {
     case Json::Kind::Bool: return Scalar::of_bool(j.b);

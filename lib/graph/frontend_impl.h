@@ -33,6 +33,9 @@ bool read_bool(const Site& s, const Json& j, std::string_view sub);
 std::string read_string(const Site& s, const Json& j, std::string_view sub);
 // A number or one of "inf", "-inf", "nan" (no bools).
 double read_number(const Site& s, const Json& j, std::string_view sub);
+// A JSON number only: the attributes where graph-format.md ("Non-finite numbers") admits no
+// "inf", "-inf" or "nan" (leaky_relu's negative_slope, the norms' eps).
+double read_finite_number(const Site& s, const Json& j, std::string_view sub);
 // A scalar literal: JSON int -> Int, other number or non-finite string -> Float, bool -> Bool.
 // nullopt when `j` is not one (the caller reports). An integer literal beyond int64 is an error.
 std::optional<Scalar> read_scalar_literal(const Site& s, const Json& j, std::string_view sub);

@@ -143,7 +143,7 @@ void infer_unary(const NodeCtx& c, Value& v) {
   }
   if (op == Op::LeakyRelu) {
     if (const Json* s = c.attr("negative_slope"))
-      v.attrs.negative_slope = read_number(c.site, *s, ".negative_slope");
+      v.attrs.negative_slope = read_finite_number(c.site, *s, ".negative_slope");
   }
 }
 

@@ -198,8 +198,8 @@ void infer_norm(const NodeCtx& c, Value& v, const Value& x) {
                                             : std::numeric_limits<double>::epsilon();
   }
   if (const Json* e = c.attr("eps")) {
-    Scalar eps = number_literal(c, *e, "eps");
-    if (!scalar_fits(Scalar::of_float(eps.as_double()), x.dtype))
+    const Scalar eps = Scalar::of_float(read_finite_number(c.site, *e, ".eps"));
+    if (!scalar_fits(eps, x.dtype))
       c.site.fail(".eps", "eps " + scalar_str(eps) + " is out of the range of " + dt_str(x.dtype));
     v.attrs.eps = eps.as_double();
   }

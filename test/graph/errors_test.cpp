@@ -209,6 +209,25 @@ TEST(GraphErrors, ZeroSizeValue) {
                      "nodes[0].shape[1]", "zero-size values are not supported");
 }
 
+// graph-format.md, "Non-finite numbers": "inf", "-inf" and "nan" stand for scalar arguments,
+// float constants, full.value, pad.value and clamp.min/max only; other float attributes take
+// JSON numbers.
+TEST(GraphErrors, NonFiniteAttributeWhereTheFormatAllowsNone) {
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "leaky_relu", "args": ["x"], "negative_slope": "inf"})"),
+                     "nodes[0].negative_slope", "expected a finite number, got \"inf\"");
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "leaky_relu", "args": ["x"], "negative_slope": "nan"})"),
+                     "nodes[0].negative_slope", "expected a finite number, got \"nan\"");
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4]", R"({"op": "leaky_relu", "args": ["x"], "negative_slope": "0.2"})"),
+                     "nodes[0].negative_slope", "expected a number");
+  EXPECT_GRAPH_ERROR(one_node("x:float32[4,8]", R"({"op": "layer_norm", "args": ["x"], "normalized_shape": 8, "eps": "-inf"})"),
+                     "nodes[0].eps", "expected a finite number, got \"-inf\"");
+  EXPECT_GRAPH_ERROR(one_node("x:float64[4,8]", R"({"op": "rms_norm", "args": ["x"], "normalized_shape": 8, "eps": "nan"})"),
+                     "nodes[0].eps", "non-finite numbers stand only in scalar arguments");
+  // Where the format allows them, they stay accepted.
+  EXPECT_EQ(testing::type_of("x:float32[4]", R"({"op": "clamp", "args": ["x"], "min": "-inf", "max": 1})"), "float32[4]");
+  EXPECT_EQ(testing::type_of("x:float32[4]", R"({"op": "leaky_relu", "args": ["x"], "negative_slope": 1e30})"), "float32[4]");
+}
+
 TEST(GraphErrors, BadValueName) {
   EXPECT_GRAPH_ERROR(doc("x/y:float32[4]", "[]", R"(["x/y"])"), "inputs[0].name",
                      "invalid value name 'x/y'");
