@@ -215,6 +215,10 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
 
   switch (e.op()) {
     case ExprOp::Load:
+      if (local_load_) {
+        std::string local = local_load_(e.buffer(), e.index());
+        if (!local.empty()) return local;
+      }
       return buffer_name_(e.buffer()) + "[" + bare(index_text_(e.index())) + "]";
     case ExprOp::Constant: return literal_text(e);
     case ExprOp::IndexValue: {

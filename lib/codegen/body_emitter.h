@@ -30,6 +30,13 @@ class BodyEmitter {
   // value (a temporary, a literal or an inline expression of the dtype's type).
   std::string emit(const ir::Expr& root, CodeWriter& out);
 
+  // Loads that read a value kept in a local variable instead of memory (a fused kernel's
+  // intermediate used at the element it was computed for): `local(buffer, index)` returns the
+  // variable's name, or "" for a load from memory.
+  void set_local_loads(std::function<std::string(ir::BufferId, const ir::Index&)> local) {
+    local_load_ = std::move(local);
+  }
+
   // True once a checked (integer) division has been emitted: the kernel needs `int err`.
   bool fallible() const { return fallible_; }
 
@@ -47,6 +54,7 @@ class BodyEmitter {
 
   std::function<std::string(ir::BufferId)> buffer_name_;
   std::function<std::string(const ir::Index&)> index_text_;
+  std::function<std::string(ir::BufferId, const ir::Index&)> local_load_;
   std::set<std::string>& sections_;
   int& temp_counter_;
   bool fallible_ = false;

@@ -11,7 +11,7 @@ void CodeWriter::line(std::string_view text) {
 }
 
 void CodeWriter::open(std::string_view head) {
-  line(std::string(head) + " {");
+  line(head.empty() ? std::string("{") : std::string(head) + " {");
   ++indent_;
 }
 

@@ -11,7 +11,7 @@ class CodeWriter {
   explicit CodeWriter(int indent = 0) : indent_(indent) {}
   // One line at the current indentation ("" gives an empty line).
   void line(std::string_view text);
-  // `head {` and indent; close() writes `}` (plus `tail`, e.g. "  // namespace x").
+  // `head {` (a bare `{` for an empty head) and indent; close() writes `}` (plus `tail`, e.g. "  // namespace x").
   void open(std::string_view head);
   void close(std::string_view tail = "");
   // `namespace NAME {` without indenting its contents (the project's style); close_namespace

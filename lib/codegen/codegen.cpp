@@ -52,13 +52,62 @@ std::string pointer_expr(const ir::Program& p, const ModelLayout& m, ir::BufferI
       return "static_cast<" + T + "*>(outputs[" + std::to_string(place.output_index) + "])";
     case Storage::Workspace: return "ws.at<" + T + ">(" + std::to_string(place.offset) + ")";
     case Storage::Constant:
+    case Storage::Local:
     case Storage::Unused: break;
   }
   internal_error(__FILE__, __LINE__, "no pointer for buffer " + b.name);
 }
 
-// int run_model(inputs, outputs, workspace): pointers, kernels in order, output copies.
-void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<KernelCode>& kernels,
+// The memory problem of the schedule without the buffers kept in local variables: they need no
+// memory, so they take no part in planning (in-place candidates naming them go too).
+memory::MemoryProblem without_locals(memory::MemoryProblem problem, const std::vector<bool>& local) {
+  std::vector<int> remap(problem.buffers.size(), -1);
+  std::vector<memory::MemBuffer> kept;
+  for (std::size_t i = 0; i < problem.buffers.size(); ++i) {
+    const int id = problem.buffers[i].id;
+    if (id >= 0 && local[static_cast<std::size_t>(id)]) continue;
+    remap[i] = static_cast<int>(kept.size());
+    kept.push_back(problem.buffers[i]);
+  }
+  auto keep = [&](std::vector<int>& refs) {
+    std::vector<int> out;
+    for (int r : refs)
+      if (remap[static_cast<std::size_t>(r)] >= 0) out.push_back(remap[static_cast<std::size_t>(r)]);
+    refs = std::move(out);
+  };
+  for (memory::Step& st : problem.steps) {
+    keep(st.defines);
+    keep(st.reads);
+    std::vector<memory::InPlaceCandidate> inplace;
+    for (const memory::InPlaceCandidate& c : st.inplace) {
+      const int r = remap[static_cast<std::size_t>(c.read)], w = remap[static_cast<std::size_t>(c.write)];
+      if (r >= 0 && w >= 0) inplace.push_back({r, w});
+    }
+    st.inplace = std::move(inplace);
+  }
+  problem.buffers = std::move(kept);
+  return problem;
+}
+
+// A kernel as the wrapper runs it: its function, and whether it shares a parallel region with
+// its neighbours (§8.5).
+struct KernelCall {
+  const scheduler::Kernel* kernel = nullptr;
+  KernelCode code;
+  ParallelMode mode = ParallelMode::Serial;
+};
+
+std::string call_text(const ModelLayout& m, const KernelCode& k) {
+  std::string args;
+  for (ir::BufferId id : k.params) args += (args.empty() ? "" : ", ") + m.names[static_cast<std::size_t>(id)];
+  const std::string call = k.function + "(" + args + ")";
+  if (k.fallible) return "if (" + call + " != 0) return STAX_ERR_DIV_BY_ZERO;";
+  return call + ";";
+}
+
+// int run_model(inputs, outputs, workspace): pointers, kernels in the plan's order (adjacent
+// loop kernels in one parallel region), output copies.
+void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<KernelCall>& calls,
               CodeWriter& out) {
   out.line("// The wrapper (§8.5): buffer pointers, the kernels in order, then the outputs that no");
   out.line("// kernel writes (inputs, constants and repeats) copied into place.");
@@ -70,14 +119,14 @@ void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<Kern
   } else {
     out.line("(void)workspace;");
   }
-  // Pointers of the buffers the kernels and copies use.
-  std::vector<bool> copied(p.buffers.size(), false);
-  for (const OutputCopy& c : m.copies) copied[static_cast<std::size_t>(c.from)] = true;
+  // Pointers of the buffers the kernels and copies use, in buffer order.
+  std::vector<bool> used(p.buffers.size(), false);
+  for (const KernelCall& c : calls)
+    for (ir::BufferId id : c.code.params) used[static_cast<std::size_t>(id)] = true;
+  for (const OutputCopy& c : m.copies) used[static_cast<std::size_t>(c.from)] = true;
   for (const ir::Buffer& b : p.buffers) {
     const BufferPlace& place = m.places[static_cast<std::size_t>(b.id)];
-    if (place.storage == Storage::Constant) continue;
-    const bool needed = b.is_computed() || place.read || copied[static_cast<std::size_t>(b.id)];
-    if (!needed) continue;
+    if (!used[static_cast<std::size_t>(b.id)] || place.storage == Storage::Constant) continue;
     const std::string T = cxx_type(b.dtype);
     const bool is_input = place.storage == Storage::Input;
     uses_inputs = uses_inputs || is_input;
@@ -85,12 +134,22 @@ void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<Kern
              " = " + pointer_expr(p, m, b.id) + ";");
   }
   if (!uses_inputs) out.line("(void)inputs;");
-  for (const KernelCode& k : kernels) {
-    std::string args;
-    for (ir::BufferId id : k.params) args += (args.empty() ? "" : ", ") + m.names[static_cast<std::size_t>(id)];
-    const std::string call = k.function + "(" + args + ")";
-    if (k.fallible) out.line("if (" + call + " != 0) return STAX_ERR_DIV_BY_ZERO;");
-    else out.line(call + ";");
+  for (std::size_t i = 0; i < calls.size();) {
+    if (calls[i].mode != ParallelMode::Shared) {
+      out.line(call_text(m, calls[i].code));
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    int64_t work = 0;
+    while (j < calls.size() && calls[j].mode == ParallelMode::Shared) work += kernel_work(*calls[j++].kernel);
+    out.line("// " + std::to_string(j - i) + " adjacent loop kernels in one parallel region; each divides its outer");
+    out.line("// loops among the threads and ends with a barrier.");
+    out.raw("#pragma omp parallel if (" + std::to_string(work) + " >= " + std::to_string(kMinChunk) +
+            " * static_cast<int64_t>(omp_get_max_threads()))");
+    out.open("");
+    for (; i < j; ++i) out.line(call_text(m, calls[i].code));
+    out.close();
   }
   for (const OutputCopy& c : m.copies) {
     const ir::Buffer& b = p[c.from];
@@ -130,17 +189,39 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const Codege
 GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
                        const CodegenOptions& opts) {
   GeneratedCode result;
-  result.memory = memory::plan_memory(memory::problem_from_schedule(p, s), opts.memory);
   result.name = opts.name.empty() ? g.name : opts.name;
   check_model_name(result.name);
-  const ModelLayout m = layout_model(g, p, result.name);
+  // Memory (§7.5): values kept in a kernel's locals need none; the rest is planned into the arena,
+  // and the plan's order is the order the kernels run in.
+  const std::vector<bool> local = register_buffers(p, s);
+  result.memory = memory::plan_memory(without_locals(memory::problem_from_schedule(p, s), local), opts.memory);
+  const ModelLayout m = layout_model(g, p, s, result.memory, local, result.name);
   result.workspace_size = m.workspace_size;
 
+  // Parallel regions (§8.4, §8.5): runs of two or more adjacent loop kernels that can share one.
+  std::vector<KernelCall> calls;
+  for (int step : result.memory.order) calls.push_back({&s.kernels[static_cast<std::size_t>(step)], {}, {}});
+  for (std::size_t i = 0; i < calls.size();) {
+    std::size_t j = i;
+    while (j < calls.size() && can_share_region(p, *calls[j].kernel)) ++j;
+    for (std::size_t k = i; k < j; ++k) calls[k].mode = j - i >= 2 ? ParallelMode::Shared : ParallelMode::Standalone;
+    i = j == i ? i + 1 : j;
+  }
   std::set<std::string> sections = {"core", "capi", "wrapper"};
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const scheduler::Kernel& k = *calls[i].kernel;
+    const std::string& fn = m.kernel_names[static_cast<std::size_t>(result.memory.order[i])];
+    if (!k.loop_groups.empty()) {
+      if (calls[i].mode == ParallelMode::Serial && parallel_depth(k) > 0) calls[i].mode = ParallelMode::Standalone;
+      calls[i].code = emit_loop_kernel(p, k, fn, m.names, local, calls[i].mode, sections);
+    } else {
+      calls[i].code = emit_kernel(p, p[k.nodes.front().buffer], fn, m.names, sections);
+      calls[i].code.text = "// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + ")\n" +
+                           calls[i].code.text;
+    }
+  }
   std::vector<KernelCode> kernels;
-  for (const ir::Buffer& b : p.buffers)
-    if (b.is_computed())
-      kernels.push_back(emit_kernel(p, b, m.kernel_names[static_cast<std::size_t>(b.id)], m.names, sections));
+  for (const KernelCall& c : calls) kernels.push_back(c.code);
 
   CodeWriter body;
   body.line("// ---- Model " + m.model + " ----");
@@ -155,7 +236,7 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
     body.blank();
   }
   emit_metadata(m, body);
-  emit_run(p, m, kernels, body);
+  emit_run(p, m, calls, body);
   body.blank();
   body.close_namespace(m.ns);
   body.close_namespace("");

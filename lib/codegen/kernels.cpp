@@ -1,6 +1,7 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "body_emitter.h"
@@ -396,6 +397,229 @@ KernelCode emit_kernel(const ir::Program& p, const Buffer& b, const std::string&
     case ir::BufferKind::Constant: break;
   }
   internal_error(__FILE__, __LINE__, "emit_kernel of a buffer that is not computed: " + b.name);
+}
+
+// ---- Loop kernels of the schedule ------------------------------------------------------------
+
+namespace {
+
+using scheduler::Kernel;
+using scheduler::KernelNode;
+using scheduler::LoopGroup;
+
+// An index of node n's body on the kernel's loop variables (x0.. outer then the group's inner,
+// r0.. the group's reduction loops).
+Index kernel_index(const KernelNode& n, const Index& e) {
+  return ir::simplify(ir::substitute(e, n.loops.reindex), n.loops.ranges());
+}
+
+// `acc` renamed to `name` in an Accumulator's texts (patterns use the word "acc" only as the
+// variable).
+std::string rename_acc(const std::string& text, const std::string& name) {
+  std::string out;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 3, "acc") == 0 && (i == 0 || !word(text[i - 1])) &&
+        (i + 3 >= text.size() || !word(text[i + 3]))) {
+      out += name;
+      i += 3;
+    } else {
+      out.push_back(text[i++]);
+    }
+  }
+  return out;
+}
+
+bool kernel_may_fail(const ir::Program& p, const Kernel& k) {
+  for (const KernelNode& n : k.nodes)
+    if (p[n.buffer].body && BodyEmitter::has_checked_division(p[n.buffer].body)) return true;
+  return false;
+}
+
+std::string node_summary(const ir::Program& p, const KernelNode& n) {
+  const Buffer& b = p[n.buffer];
+  std::string what = b.kind == ir::BufferKind::Reduction
+                         ? "reduction " + std::string(ir::reduce_op_name(b.reduce_op))
+                         : std::string("pointwise");
+  return n.name + " " + b.name + ": " + shape_text(b) + ", " + what + "; computes " + join(b.origins, ", ");
+}
+
+}  // namespace
+
+std::size_t parallel_depth(const Kernel& k) {
+  const std::vector<int64_t>& outer = k.outer;
+  // Fewer iterations than two threads' minimum chunks never pay (line 4 with P = 2).
+  if (kernel_work(k) < 2 * kMinChunk) return 0;
+  // When the outer loops are the whole nest, the innermost is the contiguous (vector) loop and
+  // stays out of the collapse, unless it is the only loop.
+  bool whole_nest = true;
+  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && g.inner.empty() && g.reduce.empty();
+  const std::size_t limit = whole_nest && outer.size() > 1 ? outer.size() - 1 : outer.size();
+  std::size_t d = 0;
+  int64_t par = 1;
+  while (d < limit && par < 2 * kMaxThreadsPlanned) par *= outer[d++];
+  return par > 1 ? d : 0;
+}
+
+int64_t kernel_work(const Kernel& k) {
+  int64_t per_outer = 0;
+  for (const LoopGroup& g : k.loop_groups) per_outer += product(g.inner) * product(g.reduce);
+  return product(k.outer) * per_outer;
+}
+
+bool can_share_region(const ir::Program& p, const Kernel& k) {
+  return !k.loop_groups.empty() && parallel_depth(k) > 0 && !kernel_may_fail(p, k);
+}
+
+std::vector<bool> register_buffers(const ir::Program& p, const scheduler::Schedule& s) {
+  std::vector<bool> local(p.buffers.size(), false);
+  for (const Kernel& k : s.kernels) {
+    if (k.loop_groups.empty()) continue;
+    for (BufferId id : k.internal) {
+      // The node computing it, and every load of it by the other nodes, on kernel variables.
+      const KernelNode* writer = nullptr;
+      for (const KernelNode& n : k.nodes)
+        if (n.buffer == id) writer = &n;
+      if (writer == nullptr) continue;
+      const LoopGroup& wg = k.loop_groups[static_cast<std::size_t>(writer->loop_group)];
+      const bool reduction = p[id].kind == ir::BufferKind::Reduction;
+      if (reduction && !wg.inner.empty()) continue;  // one value per inner point: not a scalar
+      const Index written = kernel_index(*writer, p[id].write_index());
+      bool ok = true;
+      bool seen_writer = false;
+      for (const KernelNode& n : k.nodes) {
+        if (&n == writer) {
+          seen_writer = true;
+          continue;
+        }
+        const ir::Buffer& b = p[n.buffer];
+        if (!b.body) continue;
+        for (const ir::LoadRef& l : ir::collect_loads(b.body)) {
+          if (l.buffer != id) continue;
+          // Pointwise: read later in the same loop group; reduction: in a later group.
+          const bool placed = seen_writer && (reduction ? n.loop_group > writer->loop_group
+                                                        : n.loop_group == writer->loop_group);
+          if (!placed || kernel_index(n, l.index) != written) ok = false;
+        }
+      }
+      local[static_cast<std::size_t>(id)] = ok;
+    }
+  }
+  return local;
+}
+
+KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::string& function,
+                            const std::vector<std::string>& names, const std::vector<bool>& local,
+                            ParallelMode mode, std::set<std::string>& sections) {
+  sections.insert("core");
+  const bool fallible = kernel_may_fail(p, k);
+  auto is_local = [&](BufferId id) { return local[static_cast<std::size_t>(id)]; };
+  auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
+
+  // Parameters: the buffers read from memory (first-read order), then those written to memory.
+  KernelCode code;
+  code.function = function;
+  code.fallible = fallible;
+  std::vector<std::string> params;
+  std::vector<BufferId> written;
+  for (const KernelNode& n : k.nodes)
+    if (!is_local(n.buffer)) written.push_back(n.buffer);
+  for (const KernelNode& n : k.nodes) {
+    for (BufferId id : loaded_buffers(p[n.buffer].body)) {
+      const bool own = std::find_if(k.nodes.begin(), k.nodes.end(),
+                                    [id](const KernelNode& m) { return m.buffer == id; }) != k.nodes.end();
+      if (own || std::find(code.params.begin(), code.params.end(), id) != code.params.end()) continue;
+      code.params.push_back(id);
+      params.push_back("const " + cxx_type(p[id].dtype) + "* " + name(id));
+    }
+  }
+  for (BufferId id : written) {
+    code.params.push_back(id);
+    params.push_back(cxx_type(p[id].dtype) + "* " + name(id));
+  }
+
+  CodeWriter out;
+  out.line("// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + "): computes " +
+           join(k.graph_nodes, ", "));
+  for (const KernelNode& n : k.nodes)
+    out.line("//   " + node_summary(p, n) + (is_local(n.buffer) ? " (kept in a local)" : ""));
+  out.open(std::string(fallible ? "int " : "void ") + function + "(" + join(params, ", ") + ")");
+  if (fallible) out.line("int err = 0;");
+
+  const std::size_t depth = k.outer.size();
+  const std::size_t par = mode == ParallelMode::Serial ? 0 : parallel_depth(k);
+  if (par > 0) {
+    std::string pragma = mode == ParallelMode::Shared ? "#pragma omp for" : "#pragma omp parallel for";
+    if (par > 1) pragma += " collapse(" + std::to_string(par) + ")";
+    pragma += " schedule(static)";
+    if (fallible) pragma += " reduction(|:err)";
+    if (mode == ParallelMode::Standalone)
+      pragma += " if (" + std::to_string(kernel_work(k)) + " >= " + std::to_string(kMinChunk) +
+                " * static_cast<int64_t>(omp_get_max_threads()))";
+    out.raw(pragma);
+  }
+  for (std::size_t i = 0; i < depth; ++i) out.open(loop_head("x" + std::to_string(i), k.outer[i]));
+
+  int temps = 0;
+  for (std::size_t gi = 0; gi < k.loop_groups.size(); ++gi) {
+    const LoopGroup& g = k.loop_groups[gi];
+    for (std::size_t i = 0; i < g.inner.size(); ++i)
+      out.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
+    // One emitter per node: the node's own index rewriting, shared temporaries counter.
+    auto emit_body = [&](const KernelNode& n, CodeWriter& w) {
+      const Buffer& b = p[n.buffer];
+      auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
+      BodyEmitter body(name, index_text, sections, temps);
+      body.set_local_loads([&](BufferId id, const Index&) { return is_local(id) ? name(id) : std::string(); });
+      return bare(body.emit(b.body, w));
+    };
+    auto store_text = [&](const KernelNode& n) {
+      return name(n.buffer) + "[" + bare(index_cxx(kernel_index(n, p[n.buffer].write_index()))) + "]";
+    };
+    if (!g.reduction) {
+      for (int idx : g.nodes) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+        const std::string v = emit_body(n, out);
+        if (is_local(n.buffer)) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + v + ";");
+        else out.line(store_text(n) + " = " + v + ";");
+      }
+    } else {
+      std::vector<Accumulator> accs;
+      std::vector<std::string> acc_names;
+      for (int idx : g.nodes) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+        const Buffer& b = p[n.buffer];
+        if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
+        accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
+        acc_names.push_back("acc" + std::to_string(idx));
+        out.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
+      }
+      for (std::size_t i = 0; i < g.reduce.size(); ++i) out.open(loop_head("r" + std::to_string(i), g.reduce[i]));
+      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+        const Buffer& b = p[n.buffer];
+        const std::string v = emit_body(n, out);
+        // The position argmax/argmin report: row-major over the original reduction ranges.
+        std::vector<Index> rs;
+        for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
+        const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
+        out.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
+      }
+      close_loops(out, g.reduce.size());
+      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+        const std::string result = rename_acc(accs[j].result, acc_names[j]);
+        if (is_local(n.buffer)) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
+        else out.line(store_text(n) + " = " + result + ";");
+      }
+    }
+    close_loops(out, g.inner.size());
+  }
+  close_loops(out, depth);
+  if (fallible) out.line("return err;");
+  out.close();
+  code.text = out.str();
+  return code;
 }
 
 }  // namespace stax::codegen

@@ -1,6 +1,7 @@
-// One kernel function per computed buffer (fusion comes with the scheduler): its loops, the
-// body written by BodyEmitter, the store, and an OpenMP `parallel for` over the outer loops when
-// the work is large.
+// Kernel functions. A loop kernel of the schedule (pointwise, reduction and every fused kind) is
+// one function: its common outer loops, then each loop group in turn inside them (listing 7.1),
+// the bodies written by BodyEmitter, and OpenMP worksharing over the outer loops (§8.4). Scans
+// and externs (matmul) are one function per buffer.
 #pragma once
 
 #include <set>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "stax/ir/program.h"
+#include "stax/scheduler/schedule.h"
 
 namespace stax::codegen {
 
@@ -24,8 +26,50 @@ struct KernelCode {
   std::string text;                    // the definition, comment included
 };
 
+// How a loop kernel's outer loops run in parallel (§8.4, §8.5):
+//   Serial      no OpenMP (no outer loop, or a single iteration of them);
+//   Standalone  `#pragma omp parallel for` with an `if` clause: its own parallel region, entered
+//               only when each thread gets at least kMinChunk iterations (Algorithm 8.1 line 4,
+//               P = omp_get_max_threads() at run time);
+//   Shared      `#pragma omp for`: worksharing inside a parallel region the wrapper opens around
+//               adjacent kernels (the region's `if` clause applies line 4 to their total work).
+enum class ParallelMode : unsigned char { Serial, Standalone, Shared };
+
+// Algorithm 8.1's minimum chunk: iterations each thread must get for a region to pay.
+constexpr int64_t kMinChunk = 512;
+
+// Iterations of a loop kernel's bodies per call: the outer loops times, per loop group, its
+// inner and reduction loops.
+int64_t kernel_work(const scheduler::Kernel& k);
+
+// The outer loops a loop kernel collapses into its parallel loop (0: it runs serially), by
+// Algorithm 8.1 with the thread count unknown at compile time: none below 2 * kMinChunk
+// iterations (line 4 for P = 2; the `if` clause applies it for the real P at run time); else outer
+// loops are added until they give at least 2 * kMaxThreadsPlanned units (line 3: balance on up
+// to that many threads) or run out. The innermost loop of a pointwise nest is the vector loop and
+// is not collapsed unless it is the only one.
+constexpr int64_t kMaxThreadsPlanned = 32;
+std::size_t parallel_depth(const scheduler::Kernel& k);
+
+// True when the kernel can share a parallel region with its neighbours: a loop kernel with a
+// parallel outer loop and no integer division that can fail (whose error flag needs a
+// reduction over the region's threads).
+bool can_share_region(const ir::Program& p, const scheduler::Kernel& k);
+
+// Per buffer id: true when the buffer never needs memory, because every read of it happens in
+// the kernel that computes it, at the element computed at that point of the loops (a pointwise
+// node read later in its own loop group; a reduction without inner loops read by later groups
+// of the same outer iteration). The kernel keeps it in a local variable.
+std::vector<bool> register_buffers(const ir::Program& p, const scheduler::Schedule& s);
+
+// A loop kernel (its loop_groups not empty). `names`: identifier per buffer id; `local`: see
+// register_buffers.
+KernelCode emit_loop_kernel(const ir::Program& p, const scheduler::Kernel& k, const std::string& function,
+                            const std::vector<std::string>& names, const std::vector<bool>& local,
+                            ParallelMode mode, std::set<std::string>& sections);
+
 // `names` gives the C++ identifier of every buffer (by id). Prelude sections the kernel uses
-// are added to `sections`.
+// are added to `sections`. Scans and externs (and, for tests, single buffers).
 KernelCode emit_kernel(const ir::Program& p, const ir::Buffer& b, const std::string& function,
                        const std::vector<std::string>& names, std::set<std::string>& sections);
 

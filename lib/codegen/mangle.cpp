@@ -41,6 +41,7 @@ bool all_digits(std::string_view s) {
 
 // Locals of generated kernels: loop variables x<N>, r<N>, c<N> and temporaries t<N>.
 bool is_local_shape(std::string_view id) {
+  if (id.size() > 3 && id.substr(0, 3) == "acc" && all_digits(id.substr(3))) return true;  // accumulators
   return id.size() >= 2 && (id[0] == 'x' || id[0] == 'r' || id[0] == 'c' || id[0] == 't') &&
          all_digits(id.substr(1));
 }

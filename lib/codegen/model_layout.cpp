@@ -8,12 +8,6 @@ namespace stax::codegen {
 
 namespace {
 
-std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
-
-std::size_t buffer_bytes(const ir::Buffer& b) {
-  return static_cast<std::size_t>(b.numel()) * dtype_size(b.dtype);
-}
-
 // Buffers read by some kernel (loads, matmul operands).
 std::vector<bool> read_by_kernels(const ir::Program& p) {
   std::vector<bool> read(p.buffers.size(), false);
@@ -28,9 +22,18 @@ std::vector<bool> read_by_kernels(const ir::Program& p) {
   return read;
 }
 
+// A kernel's function name: its nodes ("kernel_op0_op1"), or the first and last and their count
+// when there are many ("kernel_op0_to_op49_50").
+std::string kernel_base_name(const scheduler::Kernel& k) {
+  if (k.nodes.size() <= 3) return "kernel_" + k.name;
+  return "kernel_" + k.nodes.front().name + "_to_" + k.nodes.back().name + "_" + std::to_string(k.nodes.size());
+}
+
 }  // namespace
 
-ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const std::string& model) {
+ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                         const memory::MemoryPlan& plan, const std::vector<bool>& local,
+                         const std::string& model) {
   ModelLayout m;
   m.model = model;
   m.ns = "stax_" + model;
@@ -43,9 +46,7 @@ ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const std:
   for (std::size_t i = 0; i < g.outputs.size(); ++i) m.output_shapes.push_back(table.claim("kOutputShape" + std::to_string(i)));
 
   for (const ir::Buffer& b : p.buffers) m.names.push_back(table.claim(b.name));
-  m.kernel_names.assign(p.buffers.size(), "");
-  for (const ir::Buffer& b : p.buffers)
-    if (b.is_computed()) m.kernel_names[static_cast<std::size_t>(b.id)] = table.claim("kernel_" + m.names[static_cast<std::size_t>(b.id)]);
+  for (const scheduler::Kernel& k : s.kernels) m.kernel_names.push_back(table.claim(kernel_base_name(k)));
 
   for (graph::ValueId id : g.inputs) m.inputs.push_back({g[id].name, g[id].dtype, g[id].shape});
   for (graph::ValueId id : g.outputs) m.outputs.push_back({g[id].name, g[id].dtype, g[id].shape});
@@ -73,15 +74,16 @@ ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const std:
       m.copies.push_back({o.index, o.buffer});
     }
   }
-  std::size_t offset = 0;
-  for (const ir::Buffer& b : p.buffers) {
+  for (std::size_t id = 0; id < local.size(); ++id)
+    if (local[id]) m.places[id].storage = Storage::Local;
+  for (const memory::BufferPlan& b : plan.buffers) {
+    if (b.role != memory::BufferRole::Intermediate) continue;
     BufferPlace& place = m.places[static_cast<std::size_t>(b.id)];
-    if (!b.is_computed() || place.storage != Storage::Unused) continue;
+    STAX_ASSERT(place.storage == Storage::Unused, "memory plan places a buffer that lives elsewhere: " + b.name);
     place.storage = Storage::Workspace;
-    place.offset = offset;
-    offset = align_up(offset + buffer_bytes(b), kWorkspaceAlignment);
+    place.offset = static_cast<std::size_t>(b.offset);
   }
-  m.workspace_size = offset;
+  m.workspace_size = static_cast<std::size_t>(plan.arena_size);
   for (std::size_t i = 0; i < read.size(); ++i) m.places[i].read = read[i];
   return m;
 }

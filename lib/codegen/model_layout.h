@@ -1,6 +1,6 @@
 // Where each buffer of a program lives during a call of the generated wrapper, and the
-// identifiers the generated file uses. A plain bump layout of the workspace for now; memory
-// planning (reuse, in-place) replaces it in its own stage.
+// identifiers the generated file uses. Intermediates sit at the offsets of the memory plan
+// (§7.5's arena); values a fused kernel keeps in local variables have no memory at all.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,8 @@
 
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
+#include "stax/memory/plan.h"
+#include "stax/scheduler/schedule.h"
 
 namespace stax::codegen {
 
@@ -18,6 +20,7 @@ enum class Storage : unsigned char {
   Constant,   // a static array of the generated file
   Output,     // the caller's outputs[output_index], written by its kernel
   Workspace,  // offset `offset` of the workspace
+  Local,      // a local variable of the kernel computing it (codegen's register_buffers)
 };
 
 struct BufferPlace {
@@ -45,7 +48,7 @@ struct ModelLayout {
   std::string model;                      // NAME
   std::string ns;                         // the model's namespace
   std::vector<std::string> names;         // identifier per buffer id
-  std::vector<std::string> kernel_names;  // per buffer id ("" when not computed)
+  std::vector<std::string> kernel_names;  // per kernel of the schedule
   std::vector<BufferPlace> places;        // per buffer id
   std::vector<OutputCopy> copies;
   std::vector<TensorInfo> inputs, outputs;
@@ -55,6 +58,9 @@ struct ModelLayout {
   std::vector<std::string> input_shapes, output_shapes;
 };
 
-ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const std::string& model);
+// `plan` is the memory plan of `s` without the buffers `local` marks; workspace_size is its arena.
+ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                         const memory::MemoryPlan& plan, const std::vector<bool>& local,
+                         const std::string& model);
 
 }  // namespace stax::codegen

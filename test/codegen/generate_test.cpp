@@ -1,6 +1,6 @@
 // The generated file as text: deterministic bytes, readable kernels with comments naming the
-// graph nodes, the sections of the prelude a model needs and no others, parallel loops where
-// the work is large, the C API and the header. (Numbers are tested end to end in test/e2e.)
+// graph nodes, fused kernels as the schedule says, the sections of the prelude a model needs and
+// no others, parallel loops where the work is large, the C API and the header. (Numbers are tested end to end in test/e2e.)
 #include "stax/codegen/codegen.h"
 
 #include <gtest/gtest.h>
@@ -40,23 +40,75 @@ TEST(Generate, SameInputSameBytes) {
 }
 
 TEST(Generate, KernelsAreCommentedAndReadable) {
+  // Example 7.1 compiles to listing 7.1: one outer-loop fused kernel, the row sum in a local.
   const GeneratedCode c = generate_json(kExample71);
   EXPECT_EQ(c.name, "ex71");
-  EXPECT_TRUE(contains(c.source, "// buf1: float32[64, 1], reduction sum; computes s\n"
-                                 "void kernel_buf1(const float* x, float* buf1) {\n"
+  EXPECT_TRUE(contains(c.source, "// kernel op0_op1 (outer_loop_fused): computes s, y\n"
+                                 "//   op0 buf1: float32[64, 1], reduction sum; computes s (kept in a local)\n"
+                                 "//   op1 buf2: float32[64, 128], pointwise; computes y\n"
+                                 "void kernel_op0_op1(const float* x, float* buf2) {\n"
+                                 "#pragma omp parallel for schedule(static) if (16384 >= 512 * "
+                                 "static_cast<int64_t>(omp_get_max_threads()))\n"
                                  "  for (int64_t x0 = 0; x0 < 64; ++x0) {\n"
-                                 "    double acc = 0.0;\n"
+                                 "    double acc0 = 0.0;\n"
                                  "    for (int64_t r0 = 0; r0 < 128; ++r0) {\n"
-                                 "      acc += static_cast<double>(x[128 * x0 + r0]);\n"))
+                                 "      acc0 += static_cast<double>(x[128 * x0 + r0]);\n"
+                                 "    }\n"
+                                 "    const float buf1 = static_cast<float>(acc0);\n"
+                                 "    for (int64_t x1 = 0; x1 < 128; ++x1) {\n"
+                                 "      buf2[128 * x0 + x1] = x[128 * x0 + x1] / buf1;\n"))
       << c.source;
-  EXPECT_TRUE(contains(c.source, "// buf2: float32[64, 128], pointwise; computes y\n")) << c.source;
-  EXPECT_TRUE(contains(c.source, "buf2[128 * x0 + x1] = x[128 * x0 + x1] / buf1[x0];")) << c.source;
-  // The workspace holds buf1 only (64 floats); y is written straight into the caller's output.
-  EXPECT_EQ(c.workspace_size, 256u);
-  EXPECT_TRUE(contains(c.source, "float* const buf1 = ws.at<float>(0);"));
+  // No workspace: the row sums never leave the kernel, y is written straight into the output.
+  EXPECT_EQ(c.workspace_size, 0u);
+  EXPECT_EQ(c.memory.arena_size, 0u);
   EXPECT_TRUE(contains(c.source, "float* const buf2 = static_cast<float*>(outputs[0]);"));
-  // 8192 iterations are too few for a parallel region.
-  EXPECT_FALSE(contains(c.source, "#pragma omp"));
+  EXPECT_TRUE(contains(c.source, "  kernel_op0_op1(x, buf2);\n"));
+}
+
+TEST(Generate, AdjacentLoopsShareOneParallelRegion) {
+  // Example 7.2: exp stored, sum and amax one loop with two accumulators; both loops in one
+  // parallel region (§8.5), each dividing its rows among the threads.
+  const GeneratedCode c = generate_file("example_7_2.json");
+  EXPECT_TRUE(contains(c.source, "void kernel_op0(const float* x, float* buf1) {\n"
+                                 "#pragma omp for schedule(static)\n"
+                                 "  for (int64_t x0 = 0; x0 < 8192; ++x0) {\n"
+                                 "    buf1[x0] = stax_rt::exp(x[x0]);\n"))
+      << c.source;
+  EXPECT_TRUE(contains(c.source, "void kernel_op1_op2(const float* buf1, float* buf2, float* buf3) {\n"
+                                 "#pragma omp for schedule(static)\n"
+                                 "  for (int64_t x0 = 0; x0 < 64; ++x0) {\n"
+                                 "    double acc0 = 0.0;\n"
+                                 "    float acc1 = -stax_rt::inf<float>();\n"
+                                 "    for (int64_t r0 = 0; r0 < 128; ++r0) {\n"
+                                 "      acc0 += static_cast<double>(buf1[128 * x0 + r0]);\n"
+                                 "      acc1 = stax_rt::maximum<float>(acc1, buf1[128 * x0 + r0]);\n"
+                                 "    }\n"
+                                 "    buf2[x0] = static_cast<float>(acc0);\n"
+                                 "    buf3[x0] = acc1;\n"))
+      << c.source;
+  EXPECT_TRUE(contains(c.source, "#pragma omp parallel if (16384 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
+                                 "  {\n"
+                                 "    kernel_op0(x, buf1);\n"
+                                 "    kernel_op1_op2(buf1, buf2, buf3);\n"
+                                 "  }\n"))
+      << c.source;
+  // exp's 32 KiB are the whole workspace.
+  EXPECT_EQ(c.workspace_size, 32768u);
+}
+
+TEST(Generate, KernelsRunInTheMemoryPlansOrder) {
+  for (const char* sample : {"softmax.json", "layer_norm.json", "mlp.json", "example_7_2.json"}) {
+    const GeneratedCode c = generate_file(sample);
+    EXPECT_EQ(c.workspace_size, c.memory.arena_size) << sample;
+    // The kernels are defined (and called) in the plan's order.
+    std::size_t at = 0;
+    for (int step : c.memory.order) {
+      const std::string& step_name = c.memory.step_names[static_cast<std::size_t>(step)];
+      const std::size_t next = c.source.find("// kernel " + step_name + " (", at);
+      EXPECT_NE(next, std::string::npos) << sample << ": " << step_name;
+      at = next;
+    }
+  }
 }
 
 TEST(Generate, OnlyTheUsedPreludeSections) {
@@ -75,34 +127,44 @@ TEST(Generate, OnlyTheUsedPreludeSections) {
 TEST(Generate, LargeLoopsRunInParallel) {
   const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
     "inputs": [{"name": "a", "dtype": "int32", "shape": [4, 3, 20000]},
-               {"name": "b", "dtype": "float32", "shape": [4, 5, 20000]}, {"name": "c", "dtype": "float32", "shape": [5, 1]}],
+               {"name": "b", "dtype": "float32", "shape": [4, 5, 20000]}, {"name": "c", "dtype": "float32", "shape": [5, 1]},
+               {"name": "d", "dtype": "float32", "shape": [500]}],
     "nodes": [{"name": "q", "op": "div", "args": ["a", 3], "rounding_mode": "floor"},
               {"name": "t", "op": "transpose", "args": ["q"], "dim0": 0, "dim1": 2},
               {"name": "y", "op": "add", "args": ["t", 1]},
-              {"name": "z", "op": "add", "args": ["b", "c"]}],
-    "outputs": ["y", "z"]})");
-  // The error flag reduced over threads.
-  EXPECT_TRUE(contains(c.source, "int err = 0;\n#pragma omp parallel for reduction(|:err)\n"
+              {"name": "z", "op": "add", "args": ["b", "c"]},
+              {"name": "w", "op": "mul", "args": ["d", 2.0]}],
+    "outputs": ["y", "z", "w"]})");
+  // The error flag reduced over the threads; Algorithm 8.1 line 4 at run time in the if clause.
+  EXPECT_TRUE(contains(c.source, "int err = 0;\n#pragma omp parallel for schedule(static) reduction(|:err) "
+                                 "if (240000 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
                                  "  for (int64_t x0 = 0; x0 < 20000; ++x0) {")) << c.source;
-  // Loops that cannot merge (c broadcasts): collapsed until they give 16 units of work.
-  EXPECT_TRUE(contains(c.source, "#pragma omp parallel for collapse(2)\n"
+  // Loops that cannot merge (c broadcasts): collapsed until they give 64 units, the innermost
+  // (contiguous) loop left out.
+  EXPECT_TRUE(contains(c.source, "#pragma omp parallel for collapse(2) schedule(static) "
+                                 "if (400000 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
                                  "  for (int64_t x0 = 0; x0 < 4; ++x0) {\n"
-                                 "    for (int64_t x1 = 0; x1 < 5; ++x1) {")) << c.source;
-  EXPECT_TRUE(contains(c.source, "if (kernel_buf3(a, buf3) != 0) return STAX_ERR_DIV_BY_ZERO;")) << c.source;
+                                 "    for (int64_t x1 = 0; x1 < 5; ++x1) {\n"
+                                 "      for (int64_t x2 = 0; x2 < 20000; ++x2) {")) << c.source;
+  EXPECT_TRUE(contains(c.source, "if (kernel_op0(a, buf4) != 0) return STAX_ERR_DIV_BY_ZERO;")) << c.source;
+  // 500 iterations: too few for two threads' chunks of 512, no OpenMP at all.
+  EXPECT_TRUE(contains(c.source, "void kernel_op2(const float* d, float* buf6) {\n"
+                                 "  for (int64_t x0 = 0; x0 < 500; ++x0) {")) << c.source;
 }
 
 TEST(Generate, NamesAreMangledAndStillReadable) {
   const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "names",
     "inputs": [{"name": "x.1", "dtype": "float32", "shape": [4]}, {"name": "and", "dtype": "float32", "shape": [4]},
-               {"name": "kernel_buf3", "dtype": "float32", "shape": [4]}],
+               {"name": "kernel_op0_op1", "dtype": "float32", "shape": [4]}],
     "nodes": [{"name": "conv-out", "op": "mul", "args": ["x.1", "and"]},
-              {"name": "int", "op": "add", "args": ["conv-out", "kernel_buf3"]}],
+              {"name": "int", "op": "add", "args": ["conv-out", "kernel_op0_op1"]}],
     "outputs": ["int", "conv-out"]})");
   EXPECT_TRUE(contains(c.source, "const float* const x_1 = static_cast<const float*>(inputs[0]);")) << c.source;
   EXPECT_TRUE(contains(c.source, "const float* const and_ = "));
-  // The input called kernel_buf3 keeps its name; the kernel of buf3 takes another.
-  EXPECT_TRUE(contains(c.source, "const float* const kernel_buf3 = static_cast<const float*>(inputs[2]);"));
-  EXPECT_TRUE(contains(c.source, "void kernel_buf3_2(const float* x_1, const float* and_, float* buf3) {")) << c.source;
+  // The input called kernel_op0_op1 keeps its name; the kernel computing both takes another.
+  EXPECT_TRUE(contains(c.source, "const float* const kernel_op0_op1 = static_cast<const float*>(inputs[2]);"));
+  EXPECT_TRUE(contains(c.source, "void kernel_op0_op1_2(const float* x_1, const float* and_, const float* kernel_op0_op1, "
+                                 "float* buf3, float* buf4) {")) << c.source;
   // The C API keeps the graph's names.
   EXPECT_TRUE(contains(c.source, "{\"x.1\", STAX_FLOAT32, 1, kInputShape0},"));
   EXPECT_TRUE(contains(c.source, "{\"conv-out\", STAX_FLOAT32, 1, kOutputShape1},"));
@@ -124,7 +186,7 @@ TEST(Generate, ModelNameOptionAndChecks) {
 TEST(Generate, HeaderDeclaresTheApiAndItsConstants) {
   const GeneratedCode c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.header, "#ifndef STAX_GENERATED_ex71_H"));
-  EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_SIZE ((size_t)256)"));
+  EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_SIZE ((size_t)0)"));
   EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_ALIGNMENT ((size_t)64)"));
   EXPECT_TRUE(contains(c.header, "#define ex71_NUM_INPUTS 1"));
   EXPECT_TRUE(contains(c.header, "int ex71_run(const void* const* inputs, void* const* outputs, void* workspace);"));
