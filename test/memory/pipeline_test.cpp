@@ -3,7 +3,7 @@
 // graphs, and proved sound by the independent checker (check.h) against the problem rebuilt from
 // the same schedule: no two buffers whose lifetimes overlap share a byte of the arena, and the
 // arena is within 10% of M* of the chosen order (Definition 7.5) and never above the sum of the
-// intermediates (design.md, "Memory").
+// intermediates (design.md, "Memory"), and NAME_workspace_size() is the arena's size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,7 +75,8 @@ MemoryProblem planned_problem(const driver::CompiledModel& m, std::vector<std::s
 }
 
 // The violations of the generated code's plan, empty when it is sound: check_plan against the
-// problem of the model's own schedule, then the bounds the arena must meet.
+// problem of the model's own schedule, then the bounds the arena must meet, and the workspace the
+// generated code asks for must be that arena.
 std::vector<std::string> violations(const driver::CompiledModel& m) {
   const MemoryPlan& plan = m.code.memory;
   std::vector<std::string> v;
@@ -84,6 +85,9 @@ std::vector<std::string> violations(const driver::CompiledModel& m) {
   if (plan.arena_size > plan.sum_intermediates_aligned)
     v.push_back("arena " + std::to_string(plan.arena_size) + " B above the sum of the aligned intermediates " +
                 std::to_string(plan.sum_intermediates_aligned) + " B");
+  if (m.code.workspace_size != plan.arena_size)
+    v.push_back("workspace_size " + std::to_string(m.code.workspace_size) + " B, arena " +
+                std::to_string(plan.arena_size) + " B");
   return v;
 }
 
