@@ -252,6 +252,12 @@ template <typename T> void float_division_of() {
             double(a[i + l]), double(b[i + l]));
       CHECK(same_value(r.lane(l), stax_rt::remainder(a[i + l], b[i + l])), "float remainder");
     }
+    // The forms without the flag give the same lanes.
+    const V<T> q2 = stax_rt::div_floor(x, y), t2 = stax_rt::div_trunc(x, y), r2 = stax_rt::remainder(x, y);
+    for (int l = 0; l < k; ++l) {
+      CHECK(same_bits(q2.lane(l), q.lane(l)) && same_bits(t2.lane(l), t.lane(l)) && same_bits(r2.lane(l), r.lane(l)),
+            "float division without the flag, %g and %g", double(a[i + l]), double(b[i + l]));
+    }
   }
   CHECK(err == 0, "float division never sets the flag");
 }
@@ -287,6 +293,13 @@ void check_division_and_maps() {
   const V<int32_t> m = stax_rt::map([&calls](int32_t v) { return ++calls, v * 2; }, V<int32_t>::iota(1), W - 1);
   CHECK(calls == W - 1, "map called %d times", calls);
   for (int i = 0; i < W; ++i) CHECK(m.lane(i) == (i < W - 1 ? 2 * (i + 1) : i + 1), "map lane %d", i);
+  // from_lanes: f of consecutive values of a loop variable.
+  const V<int64_t> q = stax_rt::from_lanes<int64_t, Isa>([](int64_t i) { return (i + 5) / 3 % 4; }, 30);
+  const V<double> h = stax_rt::from_lanes<double, Isa>([](int64_t i) { return 0.5 * static_cast<double>(i); }, -3);
+  for (int i = 0; i < W; ++i) {
+    CHECK(q.lane(i) == (i + 35) / 3 % 4, "from_lanes lane %d", i);
+    CHECK(h.lane(i) == 0.5 * (i - 3), "from_lanes of double, lane %d", i);
+  }
 }
 
 }  // namespace vec_checks

@@ -1,9 +1,54 @@
 // Vector layer: loads, stores and tails of every length; masks and bool memory.
 #include "vec_checks.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace vec_checks {
 
 namespace {
+
+// Three pages, the outer two inaccessible: a read just before or after the middle page faults.
+struct GuardedPage {
+  unsigned char* base = nullptr;
+  std::size_t page = 0;
+  GuardedPage() {
+    page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    base = static_cast<unsigned char*>(p);
+    mprotect(base, page, PROT_NONE);
+    mprotect(base + 2 * page, page, PROT_NONE);
+  }
+  ~GuardedPage() {
+    if (base != nullptr) munmap(base, 3 * page);
+  }
+  unsigned char* begin() const { return base + page; }
+  unsigned char* end() const { return base + 2 * page; }
+};
+
+// load_masked at both edges of a page between guard pages: the lanes off the page are masked
+// off, so they read 0 and must not fault.
+template <typename T> void masked_loads_of() {
+  GuardedPage g;
+  CHECK(g.base != nullptr, "mmap of guard pages");
+  if (g.base == nullptr) return;
+  T* first = reinterpret_cast<T*>(g.begin());
+  T* last = reinterpret_cast<T*>(g.end()) - W;
+  for (int i = 0; i < W; ++i) first[i] = static_cast<T>(i + 1), last[i] = static_cast<T>(-i - 1);
+  for (int k = 0; k <= W; ++k) {
+    const V<T> tail = stax_rt::load_masked(last + k, M::first(W - k));     // lanes >= W - k off the page
+    const V<T> head = stax_rt::load_masked(first - k, ~M::first(k));       // lanes < k before it
+    for (int i = 0; i < W; ++i) {
+      CHECK(tail.lane(i) == (i < W - k ? static_cast<T>(-(i + k) - 1) : T(0)), "load_masked at the end, k=%d lane %d", k, i);
+      CHECK(head.lane(i) == (i >= k ? static_cast<T>(i - k + 1) : T(0)), "load_masked at the start, k=%d lane %d", k, i);
+    }
+  }
+  // Any pattern of lanes.
+  const M odd = stax_rt::cast<bool>(V<int32_t>::iota(0) & V<int32_t>(1));
+  const V<T> v = stax_rt::load_masked(first, odd);
+  for (int i = 0; i < W; ++i) CHECK(v.lane(i) == (i % 2 == 1 ? static_cast<T>(i + 1) : T(0)), "load_masked odd lanes, lane %d", i);
+}
 
 template <typename T> T sentinel() { return static_cast<T>(-77); }
 
@@ -83,6 +128,10 @@ void check_memory() {
   memory_of<double>();
   memory_of<int32_t>();
   memory_of<int64_t>();
+  masked_loads_of<float>();
+  masked_loads_of<double>();
+  masked_loads_of<int32_t>();
+  masked_loads_of<int64_t>();
 }
 
 void check_masks() {
@@ -108,6 +157,16 @@ void check_masks() {
   }
   CHECK(!stax_rt::any(M(false)) && stax_rt::all(M(true)), "constant masks");
 
+  // Order of bools: every pair of lane values (a = lane bit 0, b = lane bit 1 of the lane number).
+  const V<int32_t> lanes = V<int32_t>::iota(0);
+  const M a = stax_rt::cast<bool>(lanes & V<int32_t>(1)), b = stax_rt::cast<bool>(lanes & V<int32_t>(2));
+  const M lt = a < b, le = a <= b, gt = a > b, ge = a >= b;
+  for (int i = 0; i < W; ++i) {
+    const bool p = (i & 1) != 0, q = (i & 2) != 0;
+    CHECK(lt.lane(i) == (p < q) && le.lane(i) == (p <= q) && gt.lane(i) == (p > q) && ge.lane(i) == (p >= q),
+          "mask order of %d, %d", int(p), int(q));
+  }
+
   // Bool memory (bytes 0/1): loads and stores, tails touch n bytes only.
   bool in[16];
   for (int i = 0; i < W; ++i) in[i] = i % 3 != 0;
@@ -120,6 +179,22 @@ void check_masks() {
     for (int i = 0; i < W + 8; ++i) {
       const unsigned char want = i < n ? static_cast<unsigned char>(i % 3 != 0) : 0x55;
       CHECK(out[i] == want, "Mask::storeu(p, %d) byte %d is %d", n, i, out[i]);
+    }
+  }
+
+  // Bool memory under a mask, at the edges of a guarded page.
+  GuardedPage g;
+  CHECK(g.base != nullptr, "mmap of guard pages");
+  if (g.base == nullptr) return;
+  bool* first = reinterpret_cast<bool*>(g.begin());
+  bool* last = reinterpret_cast<bool*>(g.end()) - W;
+  for (int i = 0; i < W; ++i) first[i] = last[i] = i % 3 != 1;
+  for (int k = 0; k <= W; ++k) {
+    const M tail = stax_rt::load_masked(last + k, M::first(W - k));
+    const M head = stax_rt::load_masked(first - k, ~M::first(k));
+    for (int i = 0; i < W; ++i) {
+      CHECK(tail.lane(i) == (i < W - k && (i + k) % 3 != 1), "bool load_masked at the end, k=%d lane %d", k, i);
+      CHECK(head.lane(i) == (i >= k && (i - k) % 3 != 1), "bool load_masked at the start, k=%d lane %d", k, i);
     }
   }
 }

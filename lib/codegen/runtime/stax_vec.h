@@ -481,6 +481,17 @@ inline Avx512L where(Avx512M m, Avx512L a, Avx512L b) {
   return Avx512L(_mm512_mask_blend_epi64(m.lo8(), b.lo, a.lo), _mm512_mask_blend_epi64(m.hi8(), b.hi, a.hi));
 }
 
+// ---- masked loads (the `masked` bodies of cat and pad): lanes where m is false are 0 and
+// their addresses are never read, so they may lie outside the buffer ----
+inline Avx512F load_masked(const float* p, Avx512M m) { return Avx512F(_mm512_maskz_loadu_ps(m.k, p)); }
+inline Avx512D load_masked(const double* p, Avx512M m) {
+  return Avx512D(_mm512_maskz_loadu_pd(m.lo8(), p), _mm512_maskz_loadu_pd(m.hi8(), p + 8));
+}
+inline Avx512I load_masked(const int32_t* p, Avx512M m) { return Avx512I(_mm512_maskz_loadu_epi32(m.k, p)); }
+inline Avx512L load_masked(const int64_t* p, Avx512M m) {
+  return Avx512L(_mm512_maskz_loadu_epi64(m.lo8(), p), _mm512_maskz_loadu_epi64(m.hi8(), p + 8));
+}
+
 // ---- conversions (cast<To>(v) picks these; semantics of stax_rt::cast) ----
 inline __m256 avx512_lo_ps(__m512 v) { return _mm512_extractf32x8_ps(v, 0); }
 inline __m256 avx512_hi_ps(__m512 v) { return _mm512_extractf32x8_ps(v, 1); }
@@ -961,6 +972,19 @@ inline Avx2L minimum(Avx2L a, Avx2L b) {
                _mm256_blendv_epi8(a.hi, b.hi, _mm256_cmpgt_epi64(a.hi, b.hi)));
 }
 
+// ---- masked loads (the `masked` bodies of cat and pad): lanes where m is false are 0 and
+// their addresses are never read (vmaskmov does not fault on them) ----
+inline Avx2F load_masked(const float* p, Avx2M m) { return Avx2F(_mm256_maskload_ps(p, m.m)); }
+inline Avx2D load_masked(const double* p, Avx2M m) {
+  return Avx2D(_mm256_maskload_pd(p, m.lo64()), _mm256_maskload_pd(p + 4, m.hi64()));
+}
+inline Avx2I load_masked(const int32_t* p, Avx2M m) {
+  return Avx2I(_mm256_maskload_epi32(reinterpret_cast<const int*>(p), m.m));
+}
+inline Avx2L load_masked(const int64_t* p, Avx2M m) {
+  return Avx2L(_mm256_maskload_epi64(Avx2L::cq(p), m.lo64()), _mm256_maskload_epi64(Avx2L::cq(p + 4), m.hi64()));
+}
+
 // ---- conversions (cast<To>(v) picks these; semantics of stax_rt::cast) ----
 inline Avx2D convert(Avx2F x, VecTag<double>) {
   return Avx2D(_mm256_cvtps_pd(_mm256_castps256_ps128(x.v)), _mm256_cvtps_pd(_mm256_extractf128_ps(x.v, 1)));
@@ -1101,6 +1125,11 @@ template <typename T> inline ScalarM operator<=(ScalarV<T> a, ScalarV<T> b) { re
 template <typename T> inline ScalarM operator>(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v > b.v); }
 template <typename T> inline ScalarM operator>=(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v >= b.v); }
 template <typename T> inline ScalarM isnan(ScalarV<T> a) { return ScalarM(isnan(a.v)); }
+// (bool has its own load_masked, for every set, in the `vec` section.)
+template <typename T, std::enable_if_t<!std::is_same_v<T, bool>, int> = 0>
+inline ScalarV<T> load_masked(const T* p, ScalarM m) {
+  return ScalarV<T>(m.b ? *p : T(0));
+}
 template <typename T> inline ScalarV<T> where(ScalarM m, ScalarV<T> a, ScalarV<T> b) { return m.b ? a : b; }
 template <typename T> inline ScalarV<T> maximum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(maximum(a.v, b.v)); }
 template <typename T> inline ScalarV<T> minimum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(minimum(a.v, b.v)); }
@@ -1176,7 +1205,8 @@ namespace stax_rt {
 //                            divisions, never the approximate instructions)
 //   maximum minimum          NaN-propagating (torch.maximum/minimum), bit-exact with the prelude
 //   clamp clamp_min clamp_max relu   the prelude's rules (NaN stays NaN)
-//   == != < <= > >=          IEEE: NaN compares false except != ; result is a Mask
+//   == != < <= > >=          IEEE: NaN compares false except != ; result is a Mask (of Masks too:
+//                            false < true)
 //   where(m, a, b)           lane-wise select (a where m)
 //   isnan isinf isfinite     Masks; false/false/true for ints
 //   exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh erf atan2 pow
@@ -1186,6 +1216,9 @@ namespace stax_rt {
 //   sigmoid silu gelu gelu_tanh   the prelude's formulas (activation section) over the above
 //   cast<To>(v)              stax_rt::cast per lane: float->int truncates, saturates, NaN -> 0;
 //                            to bool is != 0 (a Mask), from bool is 0/1
+//   div_trunc div_floor remainder   the prelude's intdiv rules; ints lane by lane with `err`
+//   load_masked(p, m)        lanes where m is false are 0 and never read (for any T and bool)
+//   from_lanes<T, I>(f, i)   f(i + l) in lane l, lane by lane
 //   reduce_sum               fixed pairwise order per instruction set (deterministic); ints wrap
 //   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
 //                            propagate NaN
@@ -1202,6 +1235,11 @@ template <typename I> inline Mask<I>& operator|=(Mask<I>& a, Mask<I> b) { return
 template <typename I> inline Mask<I> operator==(Mask<I> a, Mask<I> b) { return ~(a ^ b); }
 template <typename I> inline Mask<I> operator!=(Mask<I> a, Mask<I> b) { return a ^ b; }
 template <typename I> inline Mask<I> where(Mask<I> m, Mask<I> a, Mask<I> b) { return (m & a) | (~m & b); }
+// false < true, for comparisons of bool values.
+template <typename I> inline Mask<I> operator<(Mask<I> a, Mask<I> b) { return ~a & b; }
+template <typename I> inline Mask<I> operator<=(Mask<I> a, Mask<I> b) { return ~a | b; }
+template <typename I> inline Mask<I> operator>(Mask<I> a, Mask<I> b) { return a & ~b; }
+template <typename I> inline Mask<I> operator>=(Mask<I> a, Mask<I> b) { return a | ~b; }
 template <typename I> inline Mask<I> bitwise_not(Mask<I> m) { return ~m; }
 
 // The prelude's names for the operators, so one emitter text serves scalars and vectors.
@@ -1304,6 +1342,35 @@ template <typename T, typename I> inline Vec<T, I> div_floor(Vec<T, I> a, Vec<T,
 }
 template <typename T, typename I> inline Vec<T, I> remainder(Vec<T, I> a, Vec<T, I> b, int& err, int n = I::width) {
   return map2([&err](T x, T y) { return remainder(x, y, err); }, a, b, n);
+}
+// The float forms without the flag (floats never set it), as the prelude's two-argument ones.
+template <typename T, typename I> inline Vec<T, I> div_trunc(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return trunc(a / b);
+}
+template <typename T, typename I> inline Vec<T, I> div_floor(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return map2([](T x, T y) { return div_floor(x, y); }, a, b);
+}
+template <typename T, typename I> inline Vec<T, I> remainder(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer remainder takes the error flag");
+  return map2([](T x, T y) { return remainder(x, y); }, a, b);
+}
+
+// f(i), f(i + 1), ..., f(i + W - 1) for an integer loop variable i: a function of the loop
+// variable that vector arithmetic does not give (an index with // or %), lane by lane.
+template <typename T, typename I, typename F> inline Vec<T, I> from_lanes(F f, int64_t i) {
+  T a[I::width];
+  for (int l = 0; l < I::width; ++l) a[l] = f(i + l);
+  return Vec<T, I>::loadu(a);
+}
+
+// Bool memory under a mask: bytes are read only where m holds (the numeric types have
+// load_masked per instruction set).
+template <typename I> inline Mask<I> load_masked(const bool* p, Mask<I> m) {
+  bool b[I::width];
+  for (int l = 0; l < I::width; ++l) b[l] = m.lane(l) && p[l];
+  return Mask<I>::loadu(b);
 }
 
 // W elements p[0], p[stride], ..., lane by lane (the first n; the rest 0): a strided or
