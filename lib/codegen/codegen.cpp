@@ -193,7 +193,9 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
   check_model_name(result.name);
   // Memory (§7.5): values kept in a kernel's locals need none; the rest is planned into the arena,
   // and the plan's order is the order the kernels run in.
-  const std::vector<bool> local = register_buffers(p, s);
+  const std::vector<Residence> where = buffer_residence(p, s);
+  std::vector<bool> local(where.size());
+  for (std::size_t i = 0; i < where.size(); ++i) local[i] = where[i] != Residence::Memory;
   result.memory = memory::plan_memory(without_locals(memory::problem_from_schedule(p, s), local), opts.memory);
   const ModelLayout m = layout_model(g, p, s, result.memory, local, result.name);
   result.workspace_size = m.workspace_size;
@@ -213,7 +215,7 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
     const std::string& fn = m.kernel_names[static_cast<std::size_t>(result.memory.order[i])];
     if (!k.loop_groups.empty()) {
       if (calls[i].mode == ParallelMode::Serial && parallel_depth(k) > 0) calls[i].mode = ParallelMode::Standalone;
-      calls[i].code = emit_loop_kernel(p, k, fn, m.names, local, calls[i].mode, sections);
+      calls[i].code = emit_loop_kernel(p, k, fn, m.names, where, calls[i].mode, sections);
     } else {
       calls[i].code = emit_kernel(p, p[k.nodes.front().buffer], fn, m.names, sections);
       calls[i].code.text = "// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + ")\n" +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
 #include "body_emitter.h"
 #include "code_writer.h"
@@ -471,21 +472,58 @@ bool can_share_region(const ir::Program& p, const Kernel& k) {
   return !k.loop_groups.empty() && parallel_depth(k) > 0 && !kernel_may_fail(p, k);
 }
 
-std::vector<bool> register_buffers(const ir::Program& p, const scheduler::Schedule& s) {
-  std::vector<bool> local(p.buffers.size(), false);
+namespace {
+
+// `e` with the variables of `vars` set to 0.
+Index without_vars(const Index& e, const std::vector<Var>& vars, const ir::VarRanges& ranges) {
+  std::map<Var, Index> zero;
+  for (Var v : vars) zero[v] = Index::constant(0);
+  return ir::simplify(ir::substitute(e, zero), ranges);
+}
+
+std::vector<Var> outer_vars(const Kernel& k) {
+  std::vector<Var> vs;
+  for (std::size_t i = 0; i < k.outer.size(); ++i) vs.push_back(ir::xvar(static_cast<int32_t>(i)));
+  return vs;
+}
+
+// The variables of node n's loops inside the outer ones (its group's inner and reduction loops).
+std::vector<Var> inside_vars(const Kernel& k, const KernelNode& n) {
+  std::vector<Var> vs;
+  for (std::size_t i = k.outer.size(); i < n.loops.x.size(); ++i) vs.push_back(ir::xvar(static_cast<int32_t>(i)));
+  for (std::size_t i = 0; i < n.loops.r.size(); ++i) vs.push_back(ir::rvar(static_cast<int32_t>(i)));
+  return vs;
+}
+
+// The part of an access of node n inside one outer iteration: `e` = slab + part, where slab
+// depends on the outer variables only and equals `slab`; nullopt otherwise.
+std::optional<Index> row_part(const Kernel& k, const KernelNode& n, const Index& e, const Index& slab) {
+  const ir::VarRanges ranges = n.loops.ranges();
+  if (without_vars(e, inside_vars(k, n), ranges) != slab) return std::nullopt;
+  Index part = without_vars(e, outer_vars(k), ranges);
+  if (ir::simplify(slab + part, ranges) != e) return std::nullopt;
+  return part;
+}
+
+struct Reader {
+  const KernelNode* node;
+  Index index;  // on kernel variables
+};
+
+}  // namespace
+
+std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::Schedule& s) {
+  std::vector<Residence> where(p.buffers.size(), Residence::Memory);
   for (const Kernel& k : s.kernels) {
     if (k.loop_groups.empty()) continue;
     for (BufferId id : k.internal) {
-      // The node computing it, and every load of it by the other nodes, on kernel variables.
       const KernelNode* writer = nullptr;
       for (const KernelNode& n : k.nodes)
         if (n.buffer == id) writer = &n;
       if (writer == nullptr) continue;
-      const LoopGroup& wg = k.loop_groups[static_cast<std::size_t>(writer->loop_group)];
-      const bool reduction = p[id].kind == ir::BufferKind::Reduction;
-      if (reduction && !wg.inner.empty()) continue;  // one value per inner point: not a scalar
-      const Index written = kernel_index(*writer, p[id].write_index());
-      bool ok = true;
+      // Every load of it by the other nodes of the kernel (the only readers: it is internal).
+      std::vector<Reader> readers;
+      bool after_writer = true;
       bool seen_writer = false;
       for (const KernelNode& n : k.nodes) {
         if (&n == writer) {
@@ -496,24 +534,50 @@ std::vector<bool> register_buffers(const ir::Program& p, const scheduler::Schedu
         if (!b.body) continue;
         for (const ir::LoadRef& l : ir::collect_loads(b.body)) {
           if (l.buffer != id) continue;
-          // Pointwise: read later in the same loop group; reduction: in a later group.
-          const bool placed = seen_writer && (reduction ? n.loop_group > writer->loop_group
-                                                        : n.loop_group == writer->loop_group);
-          if (!placed || kernel_index(n, l.index) != written) ok = false;
+          after_writer = after_writer && seen_writer;
+          readers.push_back({&n, kernel_index(n, l.index)});
         }
       }
-      local[static_cast<std::size_t>(id)] = ok;
+      if (!after_writer) continue;
+      const LoopGroup& wg = k.loop_groups[static_cast<std::size_t>(writer->loop_group)];
+      const bool reduction = p[id].kind == ir::BufferKind::Reduction;
+      const Index written = kernel_index(*writer, p[id].write_index());
+      // Scalar: pointwise read later in the same group, or a per-outer-iteration reduction read
+      // by later groups, always at the element written.
+      bool scalar = !(reduction && !wg.inner.empty());
+      for (const Reader& r : readers) {
+        const bool placed = reduction ? r.node->loop_group > writer->loop_group
+                                      : r.node->loop_group == writer->loop_group;
+        scalar = scalar && placed && r.index == written;
+      }
+      if (scalar) {
+        where[static_cast<std::size_t>(id)] = Residence::Scalar;
+        continue;
+      }
+      // Row: the outer iteration owns one slab of product(inner) elements, written whole by the
+      // writer's inner loops and read only there.
+      if (k.outer.empty()) continue;
+      const int64_t row = product(wg.inner);
+      const ir::Buffer& b = p[id];
+      if (row * static_cast<int64_t>(dtype_size(b.dtype)) > kMaxRowBytes || b.numel() != product(k.outer) * row) continue;
+      std::vector<Index> xs;
+      for (std::size_t i = 0; i < k.outer.size(); ++i) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(i))));
+      const Index slab = ir::simplify(ir::flat_index(xs, k.outer) * row, writer->loops.ranges());
+      bool ok = row_part(k, *writer, written, slab).has_value();
+      for (const Reader& r : readers) ok = ok && row_part(k, *r.node, r.index, slab).has_value();
+      if (ok) where[static_cast<std::size_t>(id)] = Residence::Row;
     }
   }
-  return local;
+  return where;
 }
 
 KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::string& function,
-                            const std::vector<std::string>& names, const std::vector<bool>& local,
+                            const std::vector<std::string>& names, const std::vector<Residence>& where,
                             ParallelMode mode, std::set<std::string>& sections) {
   sections.insert("core");
   const bool fallible = kernel_may_fail(p, k);
-  auto is_local = [&](BufferId id) { return local[static_cast<std::size_t>(id)]; };
+  auto residence = [&](BufferId id) { return where[static_cast<std::size_t>(id)]; };
+  auto is_local = [&](BufferId id) { return residence(id) != Residence::Memory; };
   auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
 
   // Parameters: the buffers read from memory (first-read order), then those written to memory.
@@ -542,7 +606,10 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   out.line("// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + "): computes " +
            join(k.graph_nodes, ", "));
   for (const KernelNode& n : k.nodes)
-    out.line("//   " + node_summary(p, n) + (is_local(n.buffer) ? " (kept in a local)" : ""));
+    out.line("//   " + node_summary(p, n) +
+             (residence(n.buffer) == Residence::Scalar ? " (kept in a local)"
+              : residence(n.buffer) == Residence::Row  ? " (one row at a time, kept in a local array)"
+                                                       : ""));
   out.open(std::string(fallible ? "int " : "void ") + function + "(" + join(params, ", ") + ")");
   if (fallible) out.line("int err = 0;");
 
@@ -559,6 +626,26 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     out.raw(pragma);
   }
   for (std::size_t i = 0; i < depth; ++i) out.open(loop_head("x" + std::to_string(i), k.outer[i]));
+  // Row-local arrays: one outer iteration's slab, private to the thread running it.
+  std::vector<Index> xs;
+  for (std::size_t i = 0; i < depth; ++i) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(i))));
+  auto slab_of = [&](const KernelNode& n) {
+    const LoopGroup& g = k.loop_groups[static_cast<std::size_t>(n.loop_group)];
+    return ir::simplify(ir::flat_index(xs, k.outer) * product(g.inner), n.loops.ranges());
+  };
+  std::map<BufferId, Index> slabs;
+  for (const KernelNode& n : k.nodes) {
+    if (residence(n.buffer) != Residence::Row) continue;
+    const LoopGroup& g = k.loop_groups[static_cast<std::size_t>(n.loop_group)];
+    slabs.emplace(n.buffer, slab_of(n));
+    out.line("alignas(64) " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + "[" + std::to_string(product(g.inner)) + "];");
+  }
+  // The text of an access of node n to a row-local buffer: its part inside the slab.
+  auto row_access = [&](const KernelNode& n, BufferId id, const Index& e) {
+    const std::optional<Index> part = row_part(k, n, kernel_index(n, e), slabs.at(id));
+    STAX_ASSERT(part.has_value(), "row-local access outside its slab: " + p[id].name);
+    return name(id) + "[" + bare(index_cxx(*part)) + "]";
+  };
 
   int temps = 0;
   for (std::size_t gi = 0; gi < k.loop_groups.size(); ++gi) {
@@ -570,17 +657,25 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       const Buffer& b = p[n.buffer];
       auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
       BodyEmitter body(name, index_text, sections, temps);
-      body.set_local_loads([&](BufferId id, const Index&) { return is_local(id) ? name(id) : std::string(); });
+      body.set_local_loads([&](BufferId id, const Index& e) {
+        switch (residence(id)) {
+          case Residence::Scalar: return name(id);
+          case Residence::Row: return row_access(n, id, e);
+          case Residence::Memory: break;
+        }
+        return std::string();
+      });
       return bare(body.emit(b.body, w));
     };
     auto store_text = [&](const KernelNode& n) {
+      if (residence(n.buffer) == Residence::Row) return row_access(n, n.buffer, p[n.buffer].write_index());
       return name(n.buffer) + "[" + bare(index_cxx(kernel_index(n, p[n.buffer].write_index()))) + "]";
     };
     if (!g.reduction) {
       for (int idx : g.nodes) {
         const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
         const std::string v = emit_body(n, out);
-        if (is_local(n.buffer)) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + v + ";");
+        if (residence(n.buffer) == Residence::Scalar) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + v + ";");
         else out.line(store_text(n) + " = " + v + ";");
       }
     } else {
@@ -609,7 +704,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       for (std::size_t j = 0; j < g.nodes.size(); ++j) {
         const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
         const std::string result = rename_acc(accs[j].result, acc_names[j]);
-        if (is_local(n.buffer)) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
+        if (residence(n.buffer) == Residence::Scalar) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
         else out.line(store_text(n) + " = " + result + ";");
       }
     }

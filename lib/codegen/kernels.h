@@ -56,16 +56,24 @@ std::size_t parallel_depth(const scheduler::Kernel& k);
 // reduction over the region's threads).
 bool can_share_region(const ir::Program& p, const scheduler::Kernel& k);
 
-// Per buffer id: true when the buffer never needs memory, because every read of it happens in
-// the kernel that computes it, at the element computed at that point of the loops (a pointwise
-// node read later in its own loop group; a reduction without inner loops read by later groups
-// of the same outer iteration). The kernel keeps it in a local variable.
-std::vector<bool> register_buffers(const ir::Program& p, const scheduler::Schedule& s);
+// Where a loop kernel keeps a buffer it computes.
+//   Memory  the caller's output or the workspace (the memory plan's offset);
+//   Scalar  a local variable: every read happens in the kernel, at the element computed at that
+//           point of the loops (a pointwise node read later in its own loop group; a reduction
+//           without inner loops read by later groups of the same outer iteration);
+//   Row     a local array of one outer iteration's slab: every read happens in the same outer
+//           iteration of the kernel (listing 7.1's row kept in L1), so the slab never needs to
+//           leave the cache nor to exist for the other rows (kMaxRowBytes at most).
+enum class Residence : unsigned char { Memory, Scalar, Row };
+constexpr int64_t kMaxRowBytes = 64 * 1024;
 
-// A loop kernel (its loop_groups not empty). `names`: identifier per buffer id; `local`: see
-// register_buffers.
+// Per buffer id (Memory for every buffer no loop kernel computes).
+std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::Schedule& s);
+
+// A loop kernel (its loop_groups not empty). `names`: identifier per buffer id; `where`: see
+// buffer_residence.
 KernelCode emit_loop_kernel(const ir::Program& p, const scheduler::Kernel& k, const std::string& function,
-                            const std::vector<std::string>& names, const std::vector<bool>& local,
+                            const std::vector<std::string>& names, const std::vector<Residence>& where,
                             ParallelMode mode, std::set<std::string>& sections);
 
 // `names` gives the C++ identifier of every buffer (by id). Prelude sections the kernel uses

@@ -22,11 +22,11 @@ std::vector<bool> read_by_kernels(const ir::Program& p) {
   return read;
 }
 
-// A kernel's function name: its nodes ("kernel_op0_op1"), or the first and last and their count
-// when there are many ("kernel_op0_to_op49_50").
+// A kernel's function name: its nodes ("kernel_op0_op1"), or the first and the last when there
+// are many ("kernel_op0_to_op49"; the comment above the function lists them all).
 std::string kernel_base_name(const scheduler::Kernel& k) {
   if (k.nodes.size() <= 3) return "kernel_" + k.name;
-  return "kernel_" + k.nodes.front().name + "_to_" + k.nodes.back().name + "_" + std::to_string(k.nodes.size());
+  return "kernel_" + k.nodes.front().name + "_to_" + k.nodes.back().name;
 }
 
 }  // namespace
