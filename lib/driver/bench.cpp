@@ -15,21 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Exit statuses of the harness: 0, kUsage for its own failures, kApiBase + the C API's code.
-constexpr int kUsage = 2;
-constexpr int kApiBase = 10;
-
 std::string tiny_graph_json(const std::string& name) {
   return R"({"format": "stax-graph", "version": 1, "name": ")" + name +
          R"(", "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 128]}],
              "nodes": [{"name": "y", "op": "add", "args": ["x", 1.0]}], "outputs": ["y"]})";
-}
-
-// The compiler as Harness::build chooses it: BuildOptions::cxx, else $CXX, else g++.
-std::string compiler(const BuildOptions& opts) {
-  if (!opts.cxx.empty()) return opts.cxx;
-  const char* env = std::getenv("CXX");
-  return env != nullptr && *env != '\0' ? env : "g++";
 }
 
 uint64_t value_bytes(const graph::Value& v) {
@@ -75,9 +64,12 @@ BenchRun parse_run(const std::string& output, const std::string& policy) {
     if (key == "threads") run.threads = static_cast<int>(parse_number(value, line));
     else if (key == "run_ms") run.ms.push_back(parse_number(value, line));
     else if (key == "tiny_call_ns") run.tiny_call_ns = parse_number(value, line);
+    else if (key == "tiny_checked_ns") run.tiny_checked_ns = parse_number(value, line);
     else if (key == "tiny_loop_ns") run.tiny_loop_ns = parse_number(value, line);
+    else if (key == "omp_region_ns") run.omp_region_ns = parse_number(value, line);
   }
   if (run.ms.empty()) throw RuntimeFailure("the benchmark harness printed no timings: " + output);
+  run.tiny_overhead_ns = run.tiny_call_ns - run.tiny_loop_ns;
   run.median_ms = median_of(run.ms);
   run.min_ms = *std::min_element(run.ms.begin(), run.ms.end());
   run.max_ms = *std::max_element(run.ms.begin(), run.ms.end());
@@ -179,12 +171,26 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-// The tiny graph's work as a plain loop (not inlined into main, which GCC does not vectorize).
-__attribute__((noinline)) void add_one(const float* __restrict x, float* __restrict y, int n) {
-  const float* xa = static_cast<const float*>(__builtin_assume_aligned(x, 64));
-  float* ya = static_cast<float*>(__builtin_assume_aligned(y, 64));
-  for (int i = 0; i < n; ++i) ya[i] = xa[i] + 1.0f;
-  __asm__ __volatile__("" : : "r"(ya) : "memory");
+// The tiny graph's work as a plain loop, vectorized whatever the flags' optimization level
+// (not inlined into main, so that it stays one call like TINY_run).
+constexpr int kTinyElements = 64 * 128;
+__attribute__((noinline)) void add_one(const float* __restrict x, float* __restrict y) {
+#pragma omp simd aligned(x, y : 64)
+  for (int i = 0; i < kTinyElements; ++i) y[i] = x[i] + 1.0f;
+  __asm__ __volatile__("" : : "r"(y) : "memory");
+}
+
+// An empty parallel region: the fixed cost o of a region (§8.4) under this configuration.
+__attribute__((noinline)) void empty_region() {
+#pragma omp parallel
+  { __asm__ __volatile__("" : : : "memory"); }
+}
+
+// ns per call of a batch of `calls` calls of f.
+template <typename F> double batch_ns(int calls, F f) {
+  const double t0 = omp_get_wtime();
+  for (int c = 0; c < calls; ++c) f();
+  return (omp_get_wtime() - t0) * 1e9 / calls;
 }
 
 int check(int rc) {
@@ -230,32 +236,41 @@ int main(int argc, char** argv) {
   std::printf("threads %d\n", omp_get_max_threads());
   for (double t : ms) std::printf("run_ms %.6f\n", t);
 
-  // The wrapper's per-call cost: TINY_run (y = x + 1 on 64 x 128 floats) against the same work
-  // as a plain loop; medians of batches of calls.
-  // Many short batches, so that a batch interrupted by another process does not move the median.
-  const int kBatches = 101, kCalls = 100, n = 64 * 128;
-  float* x = static_cast<float*>(alloc(n * sizeof(float)));
-  float* y = static_cast<float*>(alloc(n * sizeof(float)));
-  for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 7);
+  // The wrapper's per-call cost: TINY_run and TINY_run_checked (y = x + 1 on 64 x 128 floats)
+  // against the same work as a plain loop, and an empty parallel region; medians of batches of
+  // calls, the four kinds of batch interleaved so that they see the same machine. Many short
+  // batches, so that a batch interrupted by another process does not move the median.
+  const int kBatches = 101, kCalls = 100;
+  float* x = static_cast<float*>(alloc(kTinyElements * sizeof(float)));
+  float* y = static_cast<float*>(alloc(kTinyElements * sizeof(float)));
+  for (int i = 0; i < kTinyElements; ++i) x[i] = static_cast<float>(i % 7);
   void* tws = TINY_workspace_size() > 0 ? alloc(TINY_workspace_size()) : nullptr;
   const void* tin[1] = {x};
   void* tout[1] = {y};
-  for (int c = 0; c < 200; ++c) check(TINY_run(tin, tout, tws));
-  std::vector<double> call_ns, loop_ns;
+  const stax_layout tlayout = {STAX_FLOAT32, TINY_input_ndim(0), TINY_input_shape(0), nullptr};
+  char message[256];
+  auto call = [&] { check(TINY_run(tin, tout, tws)); };
+  auto checked = [&] { check(TINY_run_checked(1, tin, &tlayout, 1, tout, &tlayout, tws, message, sizeof message)); };
+  for (int c = 0; c < 200; ++c) call();
+  std::vector<double> call_ns, checked_ns, loop_ns, region_ns;
   for (int b = 0; b < kBatches; ++b) {
-    double t0 = omp_get_wtime();
-    for (int c = 0; c < kCalls; ++c) check(TINY_run(tin, tout, tws));
-    call_ns.push_back((omp_get_wtime() - t0) * 1e9 / kCalls);
-    t0 = omp_get_wtime();
-    for (int c = 0; c < kCalls; ++c) add_one(x, y, n);
-    loop_ns.push_back((omp_get_wtime() - t0) * 1e9 / kCalls);
+    call_ns.push_back(batch_ns(kCalls, call));
+    checked_ns.push_back(batch_ns(kCalls, checked));
+    loop_ns.push_back(batch_ns(kCalls, [&] { add_one(x, y); }));
+    region_ns.push_back(batch_ns(kCalls, empty_region));
   }
-  if (y[n - 1] != x[n - 1] + 1.0f) {
-    std::fprintf(stderr, "the tiny graph computed a wrong value\n");
-    return 2;
+  std::memset(y, 0, kTinyElements * sizeof(float));
+  check(TINY_run(tin, tout, tws));
+  for (int i = 0; i < kTinyElements; ++i) {
+    if (y[i] != x[i] + 1.0f) {
+      std::fprintf(stderr, "the tiny graph computed a wrong value\n");
+      return 2;
+    }
   }
   std::printf("tiny_call_ns %.1f\n", median(call_ns));
+  std::printf("tiny_checked_ns %.1f\n", median(checked_ns));
   std::printf("tiny_loop_ns %.1f\n", median(loop_ns));
+  std::printf("omp_region_ns %.1f\n", median(region_ns));
   return 0;
 }
 )";
@@ -305,19 +320,10 @@ BenchReport bench_model(const CompiledModel& m, const CompiledModel& tiny, const
   const fs::path main = dir.path() / "bench.cpp";
   write_file_atomic(main, bench_harness_source(m.code.name, tiny.code.name));
   const fs::path exe = dir.path() / "bench";
-  std::vector<std::string> argv = {compiler(build)};
-  const std::vector<std::string> flags = build.cxxflags.empty() ? default_cxxflags() : build.cxxflags;
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-o", exe.string(), main.string(), "-lsleef"});
-  r.compile_command = command_line(flags);
+  r.compile_command = command_line(build_flags(build));
   const auto t0 = std::chrono::steady_clock::now();
-  const ProcessResult built = run_process(argv, dir.path() / "build.log");
+  build_program(build, main, exe, dir.path() / "build.log", "the generated code with the timing harness");
   r.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (built.exit_code != 0) {
-    std::fprintf(stderr, "%s", built.output.c_str());
-    throw RuntimeFailure("the generated code failed to build for benchmarking (" + argv[0] + " exited with status " +
-                         std::to_string(built.exit_code) + "; its messages are above): " + command_line(argv));
-  }
   for (std::size_t i = 0; i < inputs.size(); ++i)
     write_file_atomic(dir.path() / ("in" + std::to_string(i) + ".bin"),
                       std::string(reinterpret_cast<const char*>(inputs[i].data()), inputs[i].nbytes()));
@@ -329,13 +335,7 @@ BenchReport bench_model(const CompiledModel& m, const CompiledModel& tiny, const
       run.insert(run.end(), {exe.string(), dir.path().string(), std::to_string(threads), std::to_string(opts.reps),
                              std::to_string(opts.warmup)});
       const ProcessResult res = run_process(run, dir.path() / "run.log");
-      if (res.exit_code >= kApiBase && res.exit_code < kApiBase + 16)
-        throw GeneratedCodeError(res.exit_code - kApiBase, "generated code of '" + r.model + "': " + res.output);
-      if (res.exit_code != 0)
-        throw RuntimeFailure("the benchmark of '" + r.model + "' failed (" +
-                             (res.exit_code > 128 ? "killed by signal " + std::to_string(res.exit_code - 128)
-                                                  : "exit status " + std::to_string(res.exit_code)) +
-                             (res.exit_code == kUsage ? ", harness error" : "") + "): " + res.output);
+      check_harness_exit(res, r.model, "the benchmark of '" + r.model + "' failed");
       BenchRun b = parse_run(res.output, policy);
       b.gbs = b.median_ms > 0 ? static_cast<double>(r.min_traffic_bytes) / (b.median_ms * 1e-3) / 1e9 : 0;
       r.runs.push_back(std::move(b));
@@ -351,14 +351,17 @@ std::string format_bench_text(const BenchReport& r) {
        bytes_text(r.output_bytes) + " written once); workspace " + bytes_text(r.workspace_bytes) + "\n";
   s += "built with " + r.compile_command + " in " + fixed(r.build_seconds, 1) + " s; " + std::to_string(r.warmup) +
        " warm-up and " + std::to_string(r.reps) + " timed calls of " + r.model + "_run per configuration\n";
-  s += "threads  wait policy   median ms     min ms     max ms   GB/s (min traffic)   tiny call ns  (loop ns)\n";
+  s += "threads  wait policy   median ms     min ms     max ms   GB/s (min traffic)   tiny call ns  loop ns  "
+       "overhead ns  omp region ns\n";
   for (const BenchRun& b : r.runs) {
     char line[256];
-    std::snprintf(line, sizeof line, "%7d  %-11s %11.3f %10.3f %10.3f %10.2f %20.0f %10.0f\n", b.threads,
-                  b.wait_policy.c_str(), b.median_ms, b.min_ms, b.max_ms, b.gbs, b.tiny_call_ns, b.tiny_loop_ns);
+    std::snprintf(line, sizeof line, "%7d  %-11s %11.3f %10.3f %10.3f %10.2f %20.0f %8.0f %12.0f %14.0f\n", b.threads,
+                  b.wait_policy.c_str(), b.median_ms, b.min_ms, b.max_ms, b.gbs, b.tiny_call_ns, b.tiny_loop_ns,
+                  b.tiny_overhead_ns, b.omp_region_ns);
     s += line;
   }
-  s += "tiny: float32[64, 128] y = x + 1 through the generated wrapper (median ns per call) and as a plain loop\n";
+  s += "tiny: float32[64, 128] y = x + 1, median ns per call through the generated wrapper and as a plain vectorized\n"
+       "loop; overhead is their difference (the wrapper's per-call cost), omp region an empty parallel region\n";
   return s;
 }
 
@@ -376,7 +379,9 @@ std::string format_bench_json(const BenchReport& r) {
     s += "\"threads\": " + std::to_string(b.threads) + ", \"wait_policy\": " + json_string(b.wait_policy);
     s += ", \"median_ms\": " + fixed(b.median_ms, 4) + ", \"min_ms\": " + fixed(b.min_ms, 4) +
          ", \"max_ms\": " + fixed(b.max_ms, 4) + ", \"gbs\": " + fixed(b.gbs, 3);
-    s += ", \"tiny_call_ns\": " + fixed(b.tiny_call_ns, 1) + ", \"tiny_loop_ns\": " + fixed(b.tiny_loop_ns, 1);
+    s += ", \"tiny_call_ns\": " + fixed(b.tiny_call_ns, 1) + ", \"tiny_checked_ns\": " + fixed(b.tiny_checked_ns, 1) +
+         ", \"tiny_loop_ns\": " + fixed(b.tiny_loop_ns, 1) + ", \"tiny_overhead_ns\": " + fixed(b.tiny_overhead_ns, 1) +
+         ", \"omp_region_ns\": " + fixed(b.omp_region_ns, 1);
     s += ", \"ms\": [";
     for (std::size_t i = 0; i < b.ms.size(); ++i) s += (i ? ", " : "") + fixed(b.ms[i], 4);
     s += "]}";

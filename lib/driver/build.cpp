@@ -12,16 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Exit statuses of the harness: 0, kUsage for its own failures, kApiBase + the C API's code.
-constexpr int kUsage = 2;
-constexpr int kApiBase = 10;
-
-std::string compiler(const BuildOptions& opts) {
-  if (!opts.cxx.empty()) return opts.cxx;
-  const char* env = std::getenv("CXX");
-  return env != nullptr && *env != '\0' ? env : "g++";
-}
-
 void write_raw(const fs::path& file, const Tensor& t) {
   write_file_atomic(file, std::string(reinterpret_cast<const char*>(t.data()), t.nbytes()));
 }
@@ -38,6 +28,44 @@ std::vector<std::string> split_flags(const std::string& flags) {
   std::string word;
   while (in >> word) out.push_back(word);
   return out;
+}
+
+std::string build_compiler(const BuildOptions& opts) {
+  if (!opts.cxx.empty()) return opts.cxx;
+  const char* env = std::getenv("CXX");
+  return env != nullptr && *env != '\0' ? env : "g++";
+}
+
+std::vector<std::string> build_flags(const BuildOptions& opts) {
+  return opts.cxxflags.empty() ? default_cxxflags() : opts.cxxflags;
+}
+
+void build_program(const BuildOptions& opts, const fs::path& main, const fs::path& exe, const fs::path& log,
+                   const std::string& what) {
+  std::vector<std::string> argv = {build_compiler(opts)};
+  const std::vector<std::string> flags = build_flags(opts);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", exe.string(), main.string(), "-lsleef"});
+  const ProcessResult r = run_process(argv, log);
+  if (r.exit_code == 0) return;
+  std::cerr << r.output;
+  std::cerr.flush();
+  throw RuntimeFailure(what + " failed to build (" + argv[0] + " exited with status " + std::to_string(r.exit_code) +
+                       "; its messages are above): " + command_line(argv));
+}
+
+void check_harness_exit(const ProcessResult& r, const std::string& model, const std::string& what) {
+  if (r.exit_code == 0) return;
+  std::string message = r.output;
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+  if (r.exit_code >= kHarnessApiBase && r.exit_code < kHarnessApiBase + 16)
+    throw GeneratedCodeError(r.exit_code - kHarnessApiBase, "generated code of '" + model + "': " + message);
+  std::cerr << r.output;
+  std::cerr.flush();
+  throw RuntimeFailure(what + " (" +
+                       (r.exit_code > 128 ? "killed by signal " + std::to_string(r.exit_code - 128)
+                                          : "exit status " + std::to_string(r.exit_code)) +
+                       (r.exit_code == kHarnessUsage ? ", harness error" : "") + ")");
 }
 
 std::string harness_source(const std::vector<std::string>& names) {
@@ -173,18 +201,7 @@ Harness Harness::build(const std::vector<const codegen::GeneratedCode*>& models,
   const fs::path main = h.dir_.path() / "harness.cpp";
   write_file_atomic(main, harness_source(h.names_));
   h.exe_ = h.dir_.path() / "harness";
-  std::vector<std::string> argv = {compiler(opts)};
-  const std::vector<std::string> flags = opts.cxxflags.empty() ? default_cxxflags() : opts.cxxflags;
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-o", h.exe_.string(), main.string(), "-lsleef"});
-  const ProcessResult r = run_process(argv, h.dir_.path() / "build.log");
-  if (r.exit_code != 0) {
-    std::cerr << r.output;
-    std::cerr.flush();
-    throw RuntimeFailure("the generated code failed to build (" + argv[0] + " exited with status " +
-                         std::to_string(r.exit_code) + "; its messages are above): " +
-                         command_line(argv));
-  }
+  build_program(opts, main, h.exe_, h.dir_.path() / "build.log", "the generated code");
   return h;
 }
 
@@ -198,19 +215,7 @@ std::vector<Tensor> Harness::run(std::size_t model, const graph::Graph& g,
   std::vector<std::string> argv = {exe_.string(), std::to_string(model), run_dir.path().string()};
   if (!caller_workspace) argv.push_back("null-workspace");
   const ProcessResult r = run_process(argv, run_dir.path() / "run.log");
-  const std::string& name = names_[model];
-  std::string message = r.output;
-  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
-  if (r.exit_code >= kApiBase && r.exit_code < kApiBase + 16)
-    throw GeneratedCodeError(r.exit_code - kApiBase, "generated code of '" + name + "': " + message);
-  if (r.exit_code != 0) {
-    std::cerr << r.output;
-    std::cerr.flush();
-    throw RuntimeFailure("the generated code of '" + name + "' failed to run (" +
-                         (r.exit_code > 128 ? "killed by signal " + std::to_string(r.exit_code - 128)
-                                            : "exit status " + std::to_string(r.exit_code)) +
-                         (r.exit_code == kUsage ? ", harness error" : "") + ")");
-  }
+  check_harness_exit(r, names_[model], "the generated code of '" + names_[model] + "' failed to run");
   std::vector<Tensor> outputs;
   for (std::size_t o = 0; o < g.outputs.size(); ++o) {
     const graph::Value& v = g[g.outputs[o]];

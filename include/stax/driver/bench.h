@@ -3,8 +3,9 @@
 // call; after warm-up calls, each timed call of NAME_run (with a caller workspace) is measured.
 // The effective bandwidth is the graph's minimum traffic (every input read once, every output
 // written once) over the median time. The same harness measures the per-call cost of the
-// generated wrapper on a tiny graph (float32[64, 128], y = x + 1) against a plain loop doing the
-// same work.
+// generated wrapper on a tiny graph (float32[64, 128], y = x + 1): the time of a call less that
+// of a plain vectorized loop doing the same work, next to the cost of an empty OpenMP parallel
+// region, which the wrapper pays for each parallel kernel.
 //
 // Each configuration (a thread count and an OpenMP wait policy) runs in a fresh process of the
 // same build: libgomp reads OMP_WAIT_POLICY once at start-up, and its default lets idle workers
@@ -39,7 +40,10 @@ struct BenchRun {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double gbs = 0;                   // minimum traffic / median, 10^9 bytes per second
   double tiny_call_ns = 0;          // median ns per call of the tiny graph's NAME_run
-  double tiny_loop_ns = 0;          // the same work as a plain serial loop in the harness
+  double tiny_checked_ns = 0;       // the same through NAME_run_checked (arguments verified)
+  double tiny_loop_ns = 0;          // the same work as a plain serial vectorized loop
+  double tiny_overhead_ns = 0;      // tiny_call_ns - tiny_loop_ns: the wrapper's per-call cost
+  double omp_region_ns = 0;         // median ns of an empty OpenMP parallel region (§8.4's o)
 };
 
 struct BenchReport {
@@ -64,8 +68,8 @@ void check_bench_options(const BenchOptions& opts);
 CompiledModel compile_tiny_model(const CompileOptions& opts, const std::string& avoid_name);
 
 // Builds `m` (with `tiny`) into one timing harness and runs every configuration of `opts` on
-// `inputs` (graph input order). RuntimeFailure when the build fails, a call returns an error
-// code or the harness crashes; UserError for invalid options.
+// `inputs` (graph input order). RuntimeFailure when the build fails or the harness crashes,
+// GeneratedCodeError when a call returns an error code; UserError for invalid options.
 BenchReport bench_model(const CompiledModel& m, const CompiledModel& tiny, const std::vector<Tensor>& inputs,
                         const BenchOptions& opts, const BuildOptions& build = {});
 

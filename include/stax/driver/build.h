@@ -28,6 +28,24 @@ std::vector<std::string> default_cxxflags();
 // Splits a --cxxflags value at whitespace ("-O1 -g" -> {"-O1", "-g"}).
 std::vector<std::string> split_flags(const std::string& flags);
 
+// What `opts` stands for: the compiler (BuildOptions::cxx, else $CXX, else g++) and the flags
+// (BuildOptions::cxxflags, else default_cxxflags()).
+std::string build_compiler(const BuildOptions& opts);
+std::vector<std::string> build_flags(const BuildOptions& opts);
+
+// Compiles the program `main` (one translation unit that #includes the generated files beside
+// it) into `exe`, linking SLEEF; the compiler's output is logged in `log`. When the compiler
+// fails, its output is shown on stderr and a RuntimeFailure says that `what` failed to build.
+void build_program(const BuildOptions& opts, const std::filesystem::path& main,
+                   const std::filesystem::path& exe, const std::filesystem::path& log,
+                   const std::string& what);
+
+// Exit statuses of the programs built around generated code (the harness below and the timing
+// harness of bench.h): 0, kHarnessUsage for the program's own failures, kHarnessApiBase + the C
+// API's return code when a call of the model fails.
+constexpr int kHarnessUsage = 2;
+constexpr int kHarnessApiBase = 10;
+
 // The generated code returned an error code (STAX_ERR_*): what the C API reported.
 class GeneratedCodeError : public RuntimeFailure {
  public:
@@ -37,6 +55,11 @@ class GeneratedCodeError : public RuntimeFailure {
  private:
   int code_;
 };
+
+// Nothing when `r`, a run of such a program for model `model`, exited with 0. Otherwise a
+// GeneratedCodeError for a C API code (with the program's message), or a RuntimeFailure saying
+// that `what` failed and how, after the program's output is shown on stderr.
+void check_harness_exit(const ProcessResult& r, const std::string& model, const std::string& what);
 
 // An executable built from generated code, living in its own temporary folder.
 class Harness {
