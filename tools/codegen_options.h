@@ -21,6 +21,7 @@ struct GenerateOptions {
   std::string dump_memory;
   std::vector<std::string> log;
   bool verbose = false;
+  std::string isa = "native";
   driver::CompileOptions compile_options() const;
 };
 void add_generate_options(CLI::App& cmd, GenerateOptions& opts);

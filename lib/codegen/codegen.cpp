@@ -172,6 +172,17 @@ void check_model_name(const std::string& name) {
                     "not start with '_' and has no '__'");
 }
 
+// The vector layer's tag for an --isa choice; "" for scalar loops.
+std::string isa_tag(Isa isa) {
+  switch (isa) {
+    case Isa::Native: return "stax_rt::IsaNative";
+    case Isa::Avx512: return "stax_rt::IsaAvx512";
+    case Isa::Avx2: return "stax_rt::IsaAvx2";
+    case Isa::Scalar: break;
+  }
+  return "";
+}
+
 std::string_view isa_name(Isa isa) {
   switch (isa) {
     case Isa::Native: return "native";
@@ -215,7 +226,7 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
     const std::string& fn = m.kernel_names[static_cast<std::size_t>(result.memory.order[i])];
     if (!k.loop_groups.empty()) {
       if (calls[i].mode == ParallelMode::Serial && parallel_depth(k) > 0) calls[i].mode = ParallelMode::Standalone;
-      calls[i].code = emit_loop_kernel(p, k, fn, m.names, where, calls[i].mode, sections);
+      calls[i].code = emit_loop_kernel(p, k, fn, m.names, where, calls[i].mode, isa_tag(opts.isa), sections);
     } else {
       calls[i].code = emit_kernel(p, p[k.nodes.front().buffer], fn, m.names, sections);
       calls[i].code.text = "// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + ")\n" +
@@ -232,6 +243,13 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
   body.blank();
   body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
   body.blank();
+  if ((opts.isa == Isa::Avx512 || opts.isa == Isa::Avx2) && sections.count("vec") != 0) {
+    const std::string tag = isa_tag(opts.isa);
+    const std::string flags = opts.isa == Isa::Avx512 ? "-mavx512f -mavx512dq" : "-mavx2 -mfma";
+    body.line("static_assert(stax_rt::isa_available<" + tag + ">, \"generated with --isa " +
+              std::string(isa_name(opts.isa)) + ": build with " + flags + " or -march=native on a machine that has it\");");
+    body.blank();
+  }
   emit_constants(p, m, body);
   for (const KernelCode& k : kernels) {
     body.append(k.text);

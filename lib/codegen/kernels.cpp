@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <optional>
 
 #include "body_emitter.h"
+#include "vec_body_emitter.h"
 #include "code_writer.h"
 #include "stax/codegen/literals.h"
 #include "stax/ir/simplify.h"
@@ -184,6 +186,40 @@ Accumulator reduction_accumulator(ir::ReduceOp op, DType dt, DType body_dt) {
     }
   }
   return {};
+}
+
+// The vector form of an accumulator (Proposition 8.1: W lanes, combined at the end): sums,
+// maxima and minima of float and integer values; nothing for the others (the loop stays scalar).
+// `update` is a statement ({v}: the vector value, `acc` the vector accumulator), `combine` folds
+// the lanes into the scalar accumulator `acc` ({v}: the vector accumulator's name).
+struct VecAccumulator {
+  std::string type;
+  std::string init;
+  std::string update;
+  std::string combine;
+};
+
+std::optional<VecAccumulator> vec_accumulator(ir::ReduceOp op, DType dt, DType body_dt, const std::string& isa) {
+  if (dt != body_dt || dt == DType::Bool) return std::nullopt;
+  const std::string T = cxx_type(dt);
+  const std::string V = vec_type(dt, isa);
+  switch (op) {
+    case ir::ReduceOp::Sum:
+      if (dt == DType::Float32) {
+        const std::string D = vec_type(DType::Float64, isa);
+        return VecAccumulator{D, "0.0", "acc = acc + stax_rt::convert({v}, stax_rt::VecTag<double>());",
+                              "acc += stax_rt::reduce_sum({v});"};
+      }
+      if (dt == DType::Float64) return VecAccumulator{V, "0.0", "acc = acc + {v};", "acc += stax_rt::reduce_sum({v});"};
+      return VecAccumulator{V, T + "(0)", "acc = acc + {v};", "acc = stax_rt::add<" + T + ">(acc, stax_rt::reduce_sum({v}));"};
+    case ir::ReduceOp::Max:
+      return VecAccumulator{V, extreme(dt, false), "acc = stax_rt::maximum(acc, {v});",
+                            "acc = stax_rt::maximum<" + T + ">(acc, stax_rt::reduce_max({v}));"};
+    case ir::ReduceOp::Min:
+      return VecAccumulator{V, extreme(dt, true), "acc = stax_rt::minimum(acc, {v});",
+                            "acc = stax_rt::minimum<" + T + ">(acc, stax_rt::reduce_min({v}));"};
+    default: return std::nullopt;
+  }
 }
 
 // ---- Kernel skeleton ------------------------------------------------------------------------
@@ -469,7 +505,12 @@ int64_t kernel_work(const Kernel& k) {
 }
 
 bool can_share_region(const ir::Program& p, const Kernel& k) {
-  return !k.loop_groups.empty() && parallel_depth(k) > 0 && !kernel_may_fail(p, k);
+  if (k.loop_groups.empty() || parallel_depth(k) == 0 || kernel_may_fail(p, k)) return false;
+  // A single pointwise loop of one block or less runs serially when vectorized (see
+  // emit_loop_kernel), so it has no worksharing loop to share a region with.
+  bool whole_nest = true;
+  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
+  return !(whole_nest && k.outer.size() == 1 && k.outer[0] <= kBlock);
 }
 
 namespace {
@@ -573,7 +614,9 @@ std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::S
 
 KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::string& function,
                             const std::vector<std::string>& names, const std::vector<Residence>& where,
-                            ParallelMode mode, std::set<std::string>& sections) {
+                            ParallelMode mode, const std::string& isa_tag, std::set<std::string>& sections) {
+  // Vector types name the instruction set through a short alias declared in the kernel.
+  const std::string isa = isa_tag.empty() ? std::string() : std::string("ISA");
   sections.insert("core");
   const bool fallible = kernel_may_fail(p, k);
   auto residence = [&](BufferId id) { return where[static_cast<std::size_t>(id)]; };
@@ -615,7 +658,116 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
 
   const std::size_t depth = k.outer.size();
   const std::size_t par = mode == ParallelMode::Serial ? 0 : parallel_depth(k);
-  if (par > 0) {
+  // Row-local arrays: one outer iteration's slab, private to the thread running it.
+  std::vector<Index> xs;
+  for (std::size_t i = 0; i < depth; ++i) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(i))));
+  std::map<BufferId, Index> slabs;
+  for (const KernelNode& n : k.nodes) {
+    if (residence(n.buffer) != Residence::Row) continue;
+    const LoopGroup& g = k.loop_groups[static_cast<std::size_t>(n.loop_group)];
+    slabs.emplace(n.buffer, ir::simplify(ir::flat_index(xs, k.outer) * product(g.inner), n.loops.ranges()));
+  }
+  // The index of an access of node n to a row-local buffer: its part inside the slab.
+  auto row_index = [&](const KernelNode& n, BufferId id, const Index& e) {
+    const std::optional<Index> part = row_part(k, n, kernel_index(n, e), slabs.at(id));
+    STAX_ASSERT(part.has_value(), "row-local access outside its slab: " + p[id].name);
+    return bare(index_cxx(*part));
+  };
+  auto row_access = [&](const KernelNode& n, BufferId id, const Index& e) {
+    return name(id) + "[" + row_index(n, id, e) + "]";
+  };
+  // Where node n stores element `write` (text of the scalar element, or of the vector's address).
+  auto store_index = [&](const KernelNode& n) {
+    if (residence(n.buffer) == Residence::Row) return row_index(n, n.buffer, p[n.buffer].write_index());
+    return bare(index_cxx(kernel_index(n, p[n.buffer].write_index())));
+  };
+  auto local_text = [&](const KernelNode& n, BufferId id, const Index& e) {
+    switch (residence(id)) {
+      case Residence::Scalar: return name(id);
+      case Residence::Row: return row_access(n, id, e);
+      case Residence::Memory: break;
+    }
+    return std::string();
+  };
+
+  int temps = 0;
+  bool vectorized = false;
+  // Scalar code of node n's body; its value's text.
+  auto emit_body = [&](const KernelNode& n, CodeWriter& w) {
+    auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
+    BodyEmitter body(name, index_text, sections, temps);
+    body.set_local_loads([&](BufferId id, const Index& e) { return local_text(n, id, e); });
+    return bare(body.emit(p[n.buffer].body, w));
+  };
+  // A vector emitter for node n's body, lanes along `var` (§8.1).
+  auto vec_emitter = [&](const KernelNode& n, Var var) {
+    auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
+    auto rewrite = [&n](const Index& e) { return kernel_index(n, e); };
+    VecBodyEmitter body(name, index_text, rewrite, var, isa, sections, temps);
+    body.set_local_loads([&](BufferId id, const Index&) {
+      return residence(id) == Residence::Scalar ? name(id) : std::string();
+    });
+    body.set_load_address([&](BufferId id, const Index& e) -> std::optional<std::pair<std::string, std::string>> {
+      if (residence(id) != Residence::Row) return std::nullopt;
+      return std::pair<std::string, std::string>{name(id), row_index(n, id, e)};
+    });
+    return body;
+  };
+  // True when every node of `nodes` has a vector form along `var`, and stores its value
+  // contiguously (a local keeps the lanes whatever its index).
+  auto vectorizable = [&](const std::vector<int>& nodes, Var var, int64_t trip) {
+    if (isa.empty() || trip < kMinVectorTrip) return false;
+    for (int idx : nodes) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+      const ir::Buffer& b = p[n.buffer];
+      if (!vec_emitter(n, var).why_not(b.body).empty()) return false;
+      if (residence(n.buffer) == Residence::Scalar && b.kind == ir::BufferKind::Pointwise) continue;
+      if (b.kind == ir::BufferKind::Pointwise &&
+          lane_stride(kernel_index(n, b.write_index()), var) != std::optional<int64_t>(1))
+        return false;
+    }
+    return true;
+  };
+  // Pointwise nodes at one point (scalar) or W points (vector) of their loops.
+  auto pointwise_nodes = [&](const std::vector<int>& nodes, CodeWriter& w, const Var* vec_var) {
+    for (int idx : nodes) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+      const DType dt = p[n.buffer].dtype;
+      const std::string ptr = residence(n.buffer) == Residence::Memory || residence(n.buffer) == Residence::Row
+                                  ? name(n.buffer) + " + (" + store_index(n) + ")"
+                                  : std::string();
+      if (vec_var != nullptr) {
+        VecBodyEmitter body = vec_emitter(n, *vec_var);
+        const std::string v = body.emit(p[n.buffer].body, w);  // parenthesized: `v.storeu` follows
+        if (residence(n.buffer) == Residence::Scalar) w.line("const auto " + name(n.buffer) + " = " + v + ";");
+        else w.line(vec_store(dt, v, ptr));
+        continue;
+      }
+      const std::string v = emit_body(n, w);
+      if (residence(n.buffer) == Residence::Scalar) w.line("const " + cxx_type(dt) + " " + name(n.buffer) + " = " + v + ";");
+      else if (residence(n.buffer) == Residence::Row) w.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + v + ";");
+      else w.line(name(n.buffer) + "[" + store_index(n) + "] = " + v + ";");
+    }
+  };
+  // The innermost loop `var` over [begin, end): W lanes at a time, then one at a time (§8.3's
+  // vectorized form with a scalar remainder).
+  auto strip_mined = [&](CodeWriter& w, const std::string& var, const std::string& begin, const std::string& end,
+                         const std::function<void(CodeWriter&)>& vector_body,
+                         const std::function<void(CodeWriter&)>& scalar_body) {
+    vectorized = true;
+    // Bounds the C++ compiler can see through (a loop variable carried from the vector loop
+    // into the remainder draws false -Waggressive-loop-optimizations warnings at -O3).
+    const std::string vend = begin == "0" ? end + " / W * W" : begin + " + (" + end + " - " + begin + ") / W * W";
+    w.open("for (int64_t " + var + " = " + begin + "; " + var + " < " + vend + "; " + var + " += W)");
+    vector_body(w);
+    w.close();
+    w.open("for (int64_t " + var + " = " + vend + "; " + var + " < " + end + "; ++" + var + ")");
+    scalar_body(w);
+    w.close();
+  };
+
+  CodeWriter loops;
+  auto parallel_pragma_text = [&]() {
     std::string pragma = mode == ParallelMode::Shared ? "#pragma omp for" : "#pragma omp parallel for";
     if (par > 1) pragma += " collapse(" + std::to_string(par) + ")";
     pragma += " schedule(static)";
@@ -623,62 +775,65 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (mode == ParallelMode::Standalone)
       pragma += " if (" + std::to_string(kernel_work(k)) + " >= " + std::to_string(kMinChunk) +
                 " * static_cast<int64_t>(omp_get_max_threads()))";
-    out.raw(pragma);
-  }
-  for (std::size_t i = 0; i < depth; ++i) out.open(loop_head("x" + std::to_string(i), k.outer[i]));
-  // Row-local arrays: one outer iteration's slab, private to the thread running it.
-  std::vector<Index> xs;
-  for (std::size_t i = 0; i < depth; ++i) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(i))));
-  auto slab_of = [&](const KernelNode& n) {
-    const LoopGroup& g = k.loop_groups[static_cast<std::size_t>(n.loop_group)];
-    return ir::simplify(ir::flat_index(xs, k.outer) * product(g.inner), n.loops.ranges());
-  };
-  std::map<BufferId, Index> slabs;
-  for (const KernelNode& n : k.nodes) {
-    if (residence(n.buffer) != Residence::Row) continue;
-    const LoopGroup& g = k.loop_groups[static_cast<std::size_t>(n.loop_group)];
-    slabs.emplace(n.buffer, slab_of(n));
-    out.line("alignas(64) " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + "[" + std::to_string(product(g.inner)) + "];");
-  }
-  // The text of an access of node n to a row-local buffer: its part inside the slab.
-  auto row_access = [&](const KernelNode& n, BufferId id, const Index& e) {
-    const std::optional<Index> part = row_part(k, n, kernel_index(n, e), slabs.at(id));
-    STAX_ASSERT(part.has_value(), "row-local access outside its slab: " + p[id].name);
-    return name(id) + "[" + bare(index_cxx(*part)) + "]";
+    return pragma;
   };
 
-  int temps = 0;
-  for (std::size_t gi = 0; gi < k.loop_groups.size(); ++gi) {
-    const LoopGroup& g = k.loop_groups[gi];
-    for (std::size_t i = 0; i < g.inner.size(); ++i)
-      out.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
-    // One emitter per node: the node's own index rewriting, shared temporaries counter.
-    auto emit_body = [&](const KernelNode& n, CodeWriter& w) {
-      const Buffer& b = p[n.buffer];
-      auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
-      BodyEmitter body(name, index_text, sections, temps);
-      body.set_local_loads([&](BufferId id, const Index& e) {
-        switch (residence(id)) {
-          case Residence::Scalar: return name(id);
-          case Residence::Row: return row_access(n, id, e);
-          case Residence::Memory: break;
-        }
-        return std::string();
-      });
-      return bare(body.emit(b.body, w));
-    };
-    auto store_text = [&](const KernelNode& n) {
-      if (residence(n.buffer) == Residence::Row) return row_access(n, n.buffer, p[n.buffer].write_index());
-      return name(n.buffer) + "[" + bare(index_cxx(kernel_index(n, p[n.buffer].write_index()))) + "]";
-    };
-    if (!g.reduction) {
-      for (int idx : g.nodes) {
-        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
-        const std::string v = emit_body(n, out);
-        if (residence(n.buffer) == Residence::Scalar) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + v + ";");
-        else out.line(store_text(n) + " = " + v + ";");
-      }
+  // A pointwise nest whose outer loops are the whole nest: the innermost outer loop is the
+  // vector loop; when it is also the parallel one, the threads share it in blocks of kBlock.
+  bool whole_nest = true;
+  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
+  const LoopGroup& first = k.loop_groups.front();
+  for (const KernelNode& n : k.nodes) whole_nest = whole_nest && residence(n.buffer) != Residence::Row;
+  const bool vector_outer = whole_nest && depth > 0 && k.loop_groups.size() == 1 &&
+                            vectorizable(first.nodes, ir::xvar(static_cast<int32_t>(depth - 1)), k.outer.back());
+  if (vector_outer) {
+    const Var var = ir::xvar(static_cast<int32_t>(depth - 1));
+    const std::string v = ir::var_name(var);
+    const int64_t n = k.outer.back();
+    auto vector_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &var); };
+    auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); };
+    if (par == depth && n > kBlock) {  // depth 1: the vector loop is the parallel loop
+      const int64_t blocks = (n + kBlock - 1) / kBlock;
+      if (par > 0) loops.raw(parallel_pragma_text());
+      loops.open(loop_head("b0", blocks));
+      loops.line("const int64_t e0 = b0 * " + std::to_string(kBlock) + " + " + std::to_string(kBlock) + " < " +
+                 std::to_string(n) + " ? b0 * " + std::to_string(kBlock) + " + " + std::to_string(kBlock) + " : " +
+                 std::to_string(n) + ";");
+      strip_mined(loops, v, "b0 * " + std::to_string(kBlock), "e0", vector_body, scalar_body);
+      loops.close();
     } else {
+      // One block or fewer: serial (its work is below two threads' chunks).
+      const std::size_t shared = std::min(par, depth - 1);
+      if (shared > 0) loops.raw(parallel_pragma_text());
+      for (std::size_t i = 0; i + 1 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
+      strip_mined(loops, v, "0", std::to_string(n), vector_body, scalar_body);
+      close_loops(loops, depth - 1);
+    }
+  } else {
+    if (par > 0) loops.raw(parallel_pragma_text());
+    for (std::size_t i = 0; i < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
+    for (const KernelNode& n : k.nodes)
+      if (residence(n.buffer) == Residence::Row)
+        loops.line("alignas(64) " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + "[" +
+                   std::to_string(product(k.loop_groups[static_cast<std::size_t>(n.loop_group)].inner)) + "];");
+    for (const LoopGroup& g : k.loop_groups) {
+      if (!g.reduction) {
+        const Var var = ir::xvar(static_cast<int32_t>(depth + g.inner.size() - 1));
+        const bool vec = !g.inner.empty() && vectorizable(g.nodes, var, g.inner.back());
+        const std::size_t plain = vec ? g.inner.size() - 1 : g.inner.size();
+        for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
+        if (vec) {
+          strip_mined(loops, ir::var_name(var), "0", std::to_string(g.inner.back()),
+                      [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, &var); },
+                      [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, nullptr); });
+        } else {
+          pointwise_nodes(g.nodes, loops, nullptr);
+        }
+        close_loops(loops, plain);
+        continue;
+      }
+      for (std::size_t i = 0; i < g.inner.size(); ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
+      // Accumulators: one per node (several for a horizontal group, example 7.2).
       std::vector<Accumulator> accs;
       std::vector<std::string> acc_names;
       for (int idx : g.nodes) {
@@ -687,30 +842,70 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
         accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
         acc_names.push_back("acc" + std::to_string(idx));
-        out.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
+        loops.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
       }
-      for (std::size_t i = 0; i < g.reduce.size(); ++i) out.open(loop_head("r" + std::to_string(i), g.reduce[i]));
-      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-        const Buffer& b = p[n.buffer];
-        const std::string v = emit_body(n, out);
-        // The position argmax/argmin report: row-major over the original reduction ranges.
-        std::vector<Index> rs;
-        for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
-        const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
-        out.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
+      // The vector form of the innermost reduction loop: W lane accumulators per node,
+      // combined after the loops (Proposition 8.1); float32 sums in float64 lanes.
+      const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
+      bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
+      std::vector<VecAccumulator> vaccs;
+      for (int idx : g.nodes) {
+        const Buffer& b = p[k.nodes[static_cast<std::size_t>(idx)].buffer];
+        std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
+        if (!va) vec = false;
+        else vaccs.push_back(*va);
       }
-      close_loops(out, g.reduce.size());
+      if (vec)
+        for (std::size_t j = 0; j < g.nodes.size(); ++j)
+          loops.line(vaccs[j].type + " v" + acc_names[j] + "(" + vaccs[j].init + ");");
+      auto scalar_updates = [&](CodeWriter& w) {
+        for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+          const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+          const Buffer& b = p[n.buffer];
+          const std::string v = emit_body(n, w);
+          // The position argmax/argmin report: row-major over the original reduction ranges.
+          std::vector<Index> rs;
+          for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
+          const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
+          w.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
+        }
+      };
+      const std::size_t plain = vec ? g.reduce.size() - 1 : g.reduce.size();
+      for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("r" + std::to_string(i), g.reduce[i]));
+      if (vec) {
+        strip_mined(loops, ir::var_name(rvar), "0", std::to_string(g.reduce.back()),
+                    [&](CodeWriter& w) {
+                      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+                        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+                        VecBodyEmitter body = vec_emitter(n, rvar);
+                        const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
+                        w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v));
+                      }
+                    },
+                    scalar_updates);
+      } else {
+        scalar_updates(loops);
+      }
+      close_loops(loops, plain);
+      if (vec)
+        for (std::size_t j = 0; j < g.nodes.size(); ++j)
+          loops.line(fill(rename_acc(vaccs[j].combine, acc_names[j]), "v" + acc_names[j]));
       for (std::size_t j = 0; j < g.nodes.size(); ++j) {
         const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
         const std::string result = rename_acc(accs[j].result, acc_names[j]);
-        if (residence(n.buffer) == Residence::Scalar) out.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
-        else out.line(store_text(n) + " = " + result + ";");
+        if (residence(n.buffer) == Residence::Scalar) loops.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
+        else if (residence(n.buffer) == Residence::Row) loops.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + result + ";");
+        else loops.line(name(n.buffer) + "[" + store_index(n) + "] = " + result + ";");
       }
+      close_loops(loops, g.inner.size());
     }
-    close_loops(out, g.inner.size());
+    close_loops(loops, depth);
   }
-  close_loops(out, depth);
+  if (vectorized) {
+    out.line("using ISA = " + isa_tag + ";");
+    out.line("constexpr int64_t W = ISA::width;  // lanes per vector");
+  }
+  out.append(loops.str());
   if (fallible) out.line("return err;");
   out.close();
   code.text = out.str();

@@ -70,11 +70,20 @@ constexpr int64_t kMaxRowBytes = 64 * 1024;
 // Per buffer id (Memory for every buffer no loop kernel computes).
 std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::Schedule& s);
 
+// Elements of a pointwise loop that is both the vector loop and the parallel one, per block
+// the threads share (a multiple of every vector width).
+constexpr int64_t kBlock = 4096;
+// Loops shorter than the widest vector (16 lanes) stay scalar.
+constexpr int64_t kMinVectorTrip = 16;
+
 // A loop kernel (its loop_groups not empty). `names`: identifier per buffer id; `where`: see
-// buffer_residence.
+// buffer_residence; `isa`: the vector layer's instruction-set tag ("stax_rt::IsaNative", ...),
+// or "" for scalar loops only. The innermost loop of a loop group is vectorized (§8.1, §8.3)
+// when every node of the group has a vector form along it (VecBodyEmitter) and stores
+// contiguously; reductions keep W lane accumulators (Proposition 8.1).
 KernelCode emit_loop_kernel(const ir::Program& p, const scheduler::Kernel& k, const std::string& function,
                             const std::vector<std::string>& names, const std::vector<Residence>& where,
-                            ParallelMode mode, std::set<std::string>& sections);
+                            ParallelMode mode, const std::string& isa, std::set<std::string>& sections);
 
 // `names` gives the C++ identifier of every buffer (by id). Prelude sections the kernel uses
 // are added to `sections`. Scans and externs (and, for tests, single buffers).

@@ -220,8 +220,17 @@ std::string VecBodyEmitter::load_text(const Expr& e) {
   const std::optional<int64_t> stride = info_.at(e.node()).stride;
   const std::string local = local_of(e);
   if (!local.empty()) return stride == std::optional<int64_t>(0) ? vtype(dt) + "(" + local + ")" : local;
-  const std::string buf = buffer_name_(e.buffer());
-  const std::string idx = bare(index_text_(e.index()));
+  std::string buf, idx;
+  if (address_) {
+    if (auto at = address_(e.buffer(), e.index())) {
+      buf = at->first;
+      idx = bare(at->second);
+    }
+  }
+  if (buf.empty()) {
+    buf = buffer_name_(e.buffer());
+    idx = bare(index_text_(e.index()));
+  }
   // A broadcast: inside a Masked body only under `if (any(active))`, so some lane's scalar
   // iteration reads the same address.
   if (stride == std::optional<int64_t>(0)) return vtype(dt) + "(" + buf + "[" + idx + "])";

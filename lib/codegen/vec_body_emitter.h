@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "code_writer.h"
@@ -82,6 +83,15 @@ class VecBodyEmitter {
     local_load_ = std::move(local);
   }
 
+  // Loads from a buffer that lives at another address than buffer_name/index_text say (a fused
+  // kernel's row-local array): `address(buffer, index)` returns the pointer's name and the text
+  // of the index into it, or nothing for the usual address. The lanes step as the index given
+  // to `rewrite` does.
+  void set_load_address(
+      std::function<std::optional<std::pair<std::string, std::string>>(ir::BufferId, const ir::Index&)> address) {
+    address_ = std::move(address);
+  }
+
   // True once a checked (integer) division has been emitted: the kernel needs `int err`, which
   // a zero divisor in a lane that counts sets (as BodyEmitter's code does).
   bool fallible() const { return fallible_; }
@@ -105,6 +115,7 @@ class VecBodyEmitter {
   std::function<std::string(const ir::Index&)> index_text_;
   std::function<ir::Index(const ir::Index&)> rewrite_;
   std::function<std::string(ir::BufferId, const ir::Index&)> local_load_;
+  std::function<std::optional<std::pair<std::string, std::string>>(ir::BufferId, const ir::Index&)> address_;
   ir::Var inner_;
   std::string isa_;
   std::set<std::string>& sections_;

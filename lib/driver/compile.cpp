@@ -40,6 +40,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
     write_file_atomic(opts.dump_schedule, scheduler::dump_schedule_json(m.schedule, m.program));
   codegen::CodegenOptions cg;
   cg.name = opts.name;
+  cg.isa = opts.isa;
   m.code = codegen::generate(primitive, m.program, m.schedule, cg);
   // The workspace plan (§7.5) the generated wrapper follows; --log memory tells where it goes.
   if (!opts.dump_memory.empty()) write_file_atomic(opts.dump_memory, memory::dump_memory_json(m.code.memory));

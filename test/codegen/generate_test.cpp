@@ -12,14 +12,22 @@
 namespace stax::codegen {
 namespace {
 
-GeneratedCode generate_json(const std::string& json, const CodegenOptions& opts = {}) {
+// The loop structure is tested on scalar kernels (--isa scalar); the vector forms have tests of
+// their own below.
+CodegenOptions scalar_options() {
+  CodegenOptions opts;
+  opts.isa = Isa::Scalar;
+  return opts;
+}
+
+GeneratedCode generate_json(const std::string& json, const CodegenOptions& opts = scalar_options()) {
   graph::Graph g = graph::expand_composites(graph::parse_graph(json));
   return generate(g, lowering::lower(g), opts);
 }
 
-GeneratedCode generate_file(const std::string& sample) {
+GeneratedCode generate_file(const std::string& sample, const CodegenOptions& opts = scalar_options()) {
   graph::Graph g = graph::expand_composites(graph::load_graph(std::string(STAX_SOURCE_DIR) + "/samples/" + sample));
-  return generate(g, lowering::lower(g));
+  return generate(g, lowering::lower(g), opts);
 }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -109,6 +117,41 @@ TEST(Generate, KernelsRunInTheMemoryPlansOrder) {
       at = next;
     }
   }
+}
+
+TEST(Generate, InnermostLoopsAreVectorized) {
+  CodegenOptions opts;  // --isa native
+  const GeneratedCode c = generate_json(kExample71, opts);
+  // The row sum: W lane accumulators in float64, combined after the loop, a scalar remainder.
+  EXPECT_TRUE(contains(c.source, "  using ISA = stax_rt::IsaNative;\n"
+                                 "  constexpr int64_t W = ISA::width;  // lanes per vector\n")) << c.source;
+  EXPECT_TRUE(contains(c.source, "    stax_rt::Vec<double, ISA> vacc0(0.0);\n"
+                                 "    for (int64_t r0 = 0; r0 < 128 / W * W; r0 += W) {\n"
+                                 "      vacc0 = vacc0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)), "
+                                 "stax_rt::VecTag<double>());\n"
+                                 "    }\n"
+                                 "    for (int64_t r0 = 128 / W * W; r0 < 128; ++r0) {\n"
+                                 "      acc0 += static_cast<double>(x[128 * x0 + r0]);\n"
+                                 "    }\n"
+                                 "    acc0 += stax_rt::reduce_sum(vacc0);\n"))
+      << c.source;
+  // The division: the row sum broadcast, a contiguous store.
+  EXPECT_TRUE(contains(c.source, "(stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + x1)) / stax_rt::Vec<float, ISA>(buf1))"
+                                 ".storeu(buf2 + (128 * x0 + x1));"))
+      << c.source;
+  // Pinned sets are checked where the file is built.
+  opts.isa = Isa::Avx2;
+  const GeneratedCode pinned = generate_json(kExample71, opts);
+  EXPECT_TRUE(contains(pinned.source, "static_assert(stax_rt::isa_available<stax_rt::IsaAvx2>, \"generated with --isa avx2"));
+  EXPECT_TRUE(contains(pinned.source, "using ISA = stax_rt::IsaAvx2;"));
+  EXPECT_FALSE(contains(c.source, "static_assert(stax_rt::isa_available"));
+  // A transposed read has no vector form: that loop stays scalar.
+  const GeneratedCode t = generate_json(R"({"format": "stax-graph", "version": 1, "name": "tr",
+    "inputs": [{"name": "a", "dtype": "float32", "shape": [64, 64]}],
+    "nodes": [{"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1},
+              {"name": "y", "op": "add", "args": ["a", "t"]}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_FALSE(contains(t.source, "using ISA")) << t.source;
 }
 
 TEST(Generate, OnlyTheUsedPreludeSections) {

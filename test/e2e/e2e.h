@@ -32,7 +32,8 @@ struct Case {
   uint64_t seed = 1;
 };
 
-// Flags for the suite: quick to build, and the generated code must be warning-free.
+// Flags for the suite: quick to build (-O1), for this machine's widest instruction set
+// (-march=native, so the vector kernels run as users build them), and warning-free.
 std::vector<std::string> suite_cxxflags();
 // What users build with (-O3 -march=native), warnings as errors: optimization brings its own
 // warnings (-Wmaybe-uninitialized, -Warray-bounds) and vectorizes the loops.
@@ -42,7 +43,17 @@ std::vector<std::string> optimized_cxxflags();
 // interpreter; failures are reported through GoogleTest, naming the case. Every other case
 // lets the generated code allocate its workspace (NULL workspace), the rest get the caller's.
 // Returns the number of cases compiled and checked.
-std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags = suite_cxxflags());
+// `isa`: the --isa the cases are compiled with (the flags must target it).
+std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags = suite_cxxflags(),
+                      codegen::Isa isa = codegen::Isa::Native);
+
+// The instruction sets to run the suites with on this machine: native, scalar, and avx2 /
+// avx512 pinned when the CPU has them; with the flags each needs.
+struct IsaVariant {
+  codegen::Isa isa;
+  std::vector<std::string> cxxflags;
+};
+std::vector<IsaVariant> isa_variants();
 
 // True when the front end accepts the graph (to build tables over ops x dtypes and keep the
 // combinations PyTorch allows).

@@ -24,5 +24,16 @@ TEST(E2E, ScalarsCastsWhereAndCreation) {
   EXPECT_EQ(run_cases(cases), cases.size());
 }
 
+// The same tables with every instruction set this machine has (--isa scalar, avx2, avx512): the
+// vector kernels and their scalar tails against the interpreter, at the default tolerances.
+TEST(E2E, UnaryAndBinaryOpsWithEveryIsa) {
+  std::vector<Case> cases = unary_cases();
+  for (Case& c : binary_cases()) cases.push_back(std::move(c));
+  for (const IsaVariant& v : isa_variants()) {
+    SCOPED_TRACE("--isa " + std::string(codegen::isa_name(v.isa)));
+    EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
+  }
+}
+
 }  // namespace
 }  // namespace stax::e2e

@@ -49,6 +49,18 @@ TEST(RandomGraphs, ElementwiseAndViewsWithZeroDivisors) {
   EXPECT_EQ(run_cases(cases), cases.size());
 }
 
+// Every instruction set this machine has (--isa scalar, avx2, avx512), rows long enough for
+// full vectors and tails.
+TEST(RandomGraphs, EveryIsa) {
+  randgraph::RandomGraphOptions opt;
+  opt.max_numel = 1024;
+  const std::vector<Case> cases = random_cases(120000, graph_count(60), opt);
+  for (const IsaVariant& v : isa_variants()) {
+    SCOPED_TRACE("--isa " + std::string(codegen::isa_name(v.isa)));
+    EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
+  }
+}
+
 // Built as users build: -O3 -march=native.
 TEST(RandomGraphs, LargerGraphs) {
   randgraph::RandomGraphOptions opt;
