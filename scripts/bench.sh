@@ -67,7 +67,11 @@ variants=(staxc)
 has_flag --no-fuse && variants+=(nofuse)
 has_flag --isa && variants+=(scalar)
 torch=0
-python3 -c "import torch" 2>/dev/null && torch=1
+# Debian's python3-torch lives in the system interpreter, which another python3 on PATH may hide.
+torch_python=python3
+for py in python3 /usr/bin/python3; do
+  if "$py" -c "import torch" 2>/dev/null; then torch=1; torch_python="$py"; break; fi
+done
 
 stream before
 policy_list="$(IFS=,; echo "${policies[*]}")"
@@ -87,7 +91,7 @@ for m in "${models[@]}"; do
   done
   if [ "$torch" = 1 ]; then
     for p in "${policies[@]}"; do
-      measure "$work/$name.torch.$p.json" with_policy "$p" python3 "$root/bench/torch_eager.py" "$m" \
+      measure "$work/$name.torch.$p.json" with_policy "$p" "$torch_python" "$root/bench/torch_eager.py" "$m" \
         --threads "$threads" --reps "$reps" --json
     done
   fi

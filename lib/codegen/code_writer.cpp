@@ -21,6 +21,13 @@ void CodeWriter::close(std::string_view tail) {
   line(std::string("}") + std::string(tail));
 }
 
+void CodeWriter::reopen(std::string_view head) {
+  STAX_ASSERT(indent_ > 0, "CodeWriter::reopen without open");
+  --indent_;
+  line("} " + std::string(head) + " {");
+  ++indent_;
+}
+
 void CodeWriter::open_namespace(std::string_view name) {
   line(name.empty() ? std::string("namespace {") : "namespace " + std::string(name) + " {");
 }

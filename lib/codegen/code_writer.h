@@ -14,6 +14,8 @@ class CodeWriter {
   // `head {` (a bare `{` for an empty head) and indent; close() writes `}` (plus `tail`, e.g. "  // namespace x").
   void open(std::string_view head);
   void close(std::string_view tail = "");
+  // `} head {`: closes a block and opens the next one ("else", "else if (c)").
+  void reopen(std::string_view head);
   // `namespace NAME {` without indenting its contents (the project's style); close_namespace
   // writes `}  // namespace NAME`. An empty name is the anonymous namespace.
   void open_namespace(std::string_view name);

@@ -143,13 +143,19 @@ void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<Kern
     std::size_t j = i;
     int64_t work = 0;
     while (j < calls.size() && calls[j].mode == ParallelMode::Shared) work += kernel_work(*calls[j++].kernel);
-    out.line("// " + std::to_string(j - i) + " adjacent loop kernels in one parallel region; each divides its outer");
-    out.line("// loops among the threads and ends with a barrier.");
-    out.raw("#pragma omp parallel if (" + std::to_string(work) + " >= " + std::to_string(kMinChunk) +
-            " * static_cast<int64_t>(omp_get_max_threads()))");
+    if (j - i > 1) {
+      out.line("// " + std::to_string(j - i) + " adjacent loop kernels in one parallel region; each divides its outer");
+      out.line("// loops among the threads and ends with a barrier.");
+    }
+    out.open("if (stax_rt::run_parallel(" + std::to_string(work) + ", " + std::to_string(kMinChunk) + "))");
+    out.raw("#pragma omp parallel");
     out.open("");
-    for (; i < j; ++i) out.line(call_text(m, calls[i].code));
+    for (std::size_t k = i; k < j; ++k) out.line(call_text(m, calls[k].code));
     out.close();
+    out.reopen("else");
+    for (std::size_t k = i; k < j; ++k) out.line(call_text(m, calls[k].code));
+    out.close();
+    i = j;
   }
   for (const OutputCopy& c : m.copies) {
     const ir::Buffer& b = p[c.from];
@@ -211,15 +217,13 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
   const ModelLayout m = layout_model(g, p, s, result.memory, local, result.name);
   result.workspace_size = m.workspace_size;
 
-  // Parallel regions (§8.4, §8.5): runs of two or more adjacent loop kernels that can share one.
+  // Parallel regions (§8.4, §8.5): the wrapper opens one around every run of adjacent loop
+  // kernels that can share it (one kernel or more), entered only when the run's work pays for
+  // it on the threads there are.
   std::vector<KernelCall> calls;
   for (int step : result.memory.order) calls.push_back({&s.kernels[static_cast<std::size_t>(step)], {}, {}});
-  for (std::size_t i = 0; i < calls.size();) {
-    std::size_t j = i;
-    while (j < calls.size() && can_share_region(p, *calls[j].kernel)) ++j;
-    for (std::size_t k = i; k < j; ++k) calls[k].mode = j - i >= 2 ? ParallelMode::Shared : ParallelMode::Standalone;
-    i = j == i ? i + 1 : j;
-  }
+  for (KernelCall& c : calls)
+    if (can_share_region(p, *c.kernel)) c.mode = ParallelMode::Shared;
   std::set<std::string> sections = {"core", "capi", "wrapper"};
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const scheduler::Kernel& k = *calls[i].kernel;

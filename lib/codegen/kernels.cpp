@@ -728,7 +728,9 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     }
     return true;
   };
-  // Pointwise nodes at one point (scalar) or W points (vector) of their loops.
+  // Pointwise nodes at one point (scalar) or W points (vector) of their loops; `streaming`:
+  // vector stores to memory are non-temporal (their address 64-byte aligned).
+  bool streaming = false;
   auto pointwise_nodes = [&](const std::vector<int>& nodes, CodeWriter& w, const Var* vec_var) {
     for (int idx : nodes) {
       const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
@@ -740,7 +742,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         VecBodyEmitter body = vec_emitter(n, *vec_var);
         const std::string v = body.emit(p[n.buffer].body, w);  // parenthesized: `v.storeu` follows
         if (residence(n.buffer) == Residence::Scalar) w.line("const auto " + name(n.buffer) + " = " + v + ";");
-        else w.line(vec_store(dt, v, ptr));
+        else w.line(streaming ? vec_stream(v, ptr) : vec_store(dt, v, ptr));
         continue;
       }
       const std::string v = emit_body(n, w);
@@ -767,9 +769,9 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   };
 
   CodeWriter loops;
-  auto parallel_pragma_text = [&]() {
+  auto parallel_pragma_text = [&](std::size_t collapse) {
     std::string pragma = mode == ParallelMode::Shared ? "#pragma omp for" : "#pragma omp parallel for";
-    if (par > 1) pragma += " collapse(" + std::to_string(par) + ")";
+    if (collapse > 1) pragma += " collapse(" + std::to_string(collapse) + ")";
     pragma += " schedule(static)";
     if (fallible) pragma += " reduction(|:err)";
     if (mode == ParallelMode::Standalone)
@@ -778,39 +780,194 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     return pragma;
   };
 
+  // A reduction group at one point of the outer loops: its inner loops, one accumulator per
+  // node (several for a horizontal group, example 7.2), the innermost reduction loop in vector
+  // form when it can be, the results stored or kept.
+  auto reduction_group = [&](CodeWriter& w, const LoopGroup& g) {
+    for (std::size_t i = 0; i < g.inner.size(); ++i) w.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
+    // Accumulators: one per node (several for a horizontal group, example 7.2).
+    std::vector<Accumulator> accs;
+    std::vector<std::string> acc_names;
+    for (int idx : g.nodes) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+      const Buffer& b = p[n.buffer];
+      if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
+      accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
+      acc_names.push_back("acc" + std::to_string(idx));
+      w.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
+    }
+    // The vector form of the innermost reduction loop: W lane accumulators per node,
+    // combined after the loops (Proposition 8.1); float32 sums in float64 lanes.
+    const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
+    bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
+    std::vector<VecAccumulator> vaccs;
+    for (int idx : g.nodes) {
+      const Buffer& b = p[k.nodes[static_cast<std::size_t>(idx)].buffer];
+      std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
+      if (!va) vec = false;
+      else vaccs.push_back(*va);
+    }
+    if (vec)
+      for (std::size_t j = 0; j < g.nodes.size(); ++j)
+        w.line(vaccs[j].type + " v" + acc_names[j] + "(" + vaccs[j].init + ");");
+    auto scalar_updates = [&](CodeWriter& w) {
+      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+        const Buffer& b = p[n.buffer];
+        const std::string v = emit_body(n, w);
+        // The position argmax/argmin report: row-major over the original reduction ranges.
+        std::vector<Index> rs;
+        for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
+        const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
+        w.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
+      }
+    };
+    const std::size_t plain = vec ? g.reduce.size() - 1 : g.reduce.size();
+    for (std::size_t i = 0; i < plain; ++i) w.open(loop_head("r" + std::to_string(i), g.reduce[i]));
+    if (vec) {
+      strip_mined(w, ir::var_name(rvar), "0", std::to_string(g.reduce.back()),
+                  [&](CodeWriter& w) {
+                    for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+                      const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+                      VecBodyEmitter body = vec_emitter(n, rvar);
+                      const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
+                      w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v));
+                    }
+                  },
+                  scalar_updates);
+    } else {
+      scalar_updates(loops);
+    }
+    close_loops(w, plain);
+    if (vec)
+      for (std::size_t j = 0; j < g.nodes.size(); ++j)
+        w.line(fill(rename_acc(vaccs[j].combine, acc_names[j]), "v" + acc_names[j]));
+    for (std::size_t j = 0; j < g.nodes.size(); ++j) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
+      const std::string result = rename_acc(accs[j].result, acc_names[j]);
+      if (residence(n.buffer) == Residence::Scalar) w.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
+      else if (residence(n.buffer) == Residence::Row) w.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + result + ";");
+      else w.line(name(n.buffer) + "[" + store_index(n) + "] = " + result + ";");
+    }
+    close_loops(w, g.inner.size());
+  };
+
   // A pointwise nest whose outer loops are the whole nest: the innermost outer loop is the
   // vector loop; when it is also the parallel one, the threads share it in blocks of kBlock.
   bool whole_nest = true;
   for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
   const LoopGroup& first = k.loop_groups.front();
   for (const KernelNode& n : k.nodes) whole_nest = whole_nest && residence(n.buffer) != Residence::Row;
+  const Var last_outer = ir::xvar(static_cast<int32_t>(depth > 0 ? depth - 1 : 0));
   const bool vector_outer = whole_nest && depth > 0 && k.loop_groups.size() == 1 &&
-                            vectorizable(first.nodes, ir::xvar(static_cast<int32_t>(depth - 1)), k.outer.back());
-  if (vector_outer) {
-    const Var var = ir::xvar(static_cast<int32_t>(depth - 1));
+                            vectorizable(first.nodes, last_outer, k.outer.back());
+  // A reduction over a non-innermost dimension (a column sum): its reduction loop reads with a
+  // stride, so the vector runs across the contiguous outer loop instead, one lane accumulator
+  // per output element (§8.1's reductions across the contiguous dimension, no gathers).
+  std::vector<VecAccumulator> column_accs;
+  bool vector_columns = !vector_outer && depth > 0 && k.loop_groups.size() == 1 && first.reduction &&
+                        first.inner.empty() && !first.reduce.empty() &&
+                        !vectorizable(first.nodes, ir::rvar(static_cast<int32_t>(first.reduce.size() - 1)), first.reduce.back()) &&
+                        vectorizable(first.nodes, last_outer, k.outer.back());
+  for (int idx : first.nodes) {
+    if (!vector_columns) break;
+    const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+    const Buffer& b = p[n.buffer];
+    std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
+    vector_columns = va.has_value() && residence(n.buffer) == Residence::Memory &&
+                     lane_stride(kernel_index(n, b.write_index()), last_outer) == std::optional<int64_t>(1);
+    if (va) column_accs.push_back(*va);
+  }
+  if (vector_outer || vector_columns) {
+    const Var var = last_outer;
     const std::string v = ir::var_name(var);
     const int64_t n = k.outer.back();
-    auto vector_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &var); };
-    auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); };
-    if (par == depth && n > kBlock) {  // depth 1: the vector loop is the parallel loop
-      const int64_t blocks = (n + kBlock - 1) / kBlock;
-      if (par > 0) loops.raw(parallel_pragma_text());
+    auto vector_body = [&](CodeWriter& w) {
+      if (vector_outer) {
+        pointwise_nodes(first.nodes, w, &var);
+        return;
+      }
+      for (std::size_t j = 0; j < first.nodes.size(); ++j)
+        w.line(column_accs[j].type + " vacc" + std::to_string(first.nodes[j]) + "(" + column_accs[j].init + ");");
+      for (std::size_t i = 0; i < first.reduce.size(); ++i) w.open(loop_head("r" + std::to_string(i), first.reduce[i]));
+      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+        const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
+        VecBodyEmitter body = vec_emitter(node, var);
+        const std::string value = bare(body.emit(p[node.buffer].body, w));
+        w.line(fill(rename_acc(column_accs[j].update, "vacc" + std::to_string(first.nodes[j])), value));
+      }
+      close_loops(w, first.reduce.size());
+      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+        const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
+        const DType dt = p[node.buffer].dtype;
+        std::string result = "vacc" + std::to_string(first.nodes[j]);
+        if (column_accs[j].type != vec_type(dt, isa)) result = "stax_rt::convert(" + result + ", stax_rt::VecTag<" + cxx_type(dt) + ">())";
+        w.line(vec_store(dt, result, name(node.buffer) + " + (" + store_index(node) + ")"));
+      }
+    };
+    auto scalar_body = [&](CodeWriter& w) {
+      if (vector_outer) pointwise_nodes(first.nodes, w, nullptr);
+      else reduction_group(w, first);
+    };
+    // A large output of a pointwise nest is written around the cache: plain stores read every
+    // line first (write-allocate), non-temporal ones do not (§8.1; the kernel does not read it
+    // again). One stored buffer, contiguous along the vector loop: the elements up to its
+    // 64-byte boundary plainly, then whole vectors streamed, then the remainder.
+    const KernelNode* streamed = nullptr;
+    int stores = 0;
+    for (int idx : first.nodes) {
+      const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
+      if (residence(node.buffer) != Residence::Memory) continue;
+      ++stores;
+      streamed = &node;
+    }
+    std::optional<Index> row_base;  // the stored index minus the vector variable
+    if (vector_outer && stores == 1 && p[streamed->buffer].dtype != DType::Bool &&
+        p[streamed->buffer].numel() * static_cast<int64_t>(dtype_size(p[streamed->buffer].dtype)) >= kStreamMinBytes) {
+      const Index written = kernel_index(*streamed, p[streamed->buffer].write_index());
+      const Index base = without_vars(written, {var}, streamed->loops.ranges());
+      if (ir::simplify(base + Index::var(var), streamed->loops.ranges()) == written) row_base = base;
+    }
+    auto vector_loop = [&](CodeWriter& w, const std::string& vname, const std::string& begin, const std::string& end) {
+      if (!row_base) {
+        strip_mined(w, vname, begin, end, vector_body, scalar_body);
+        return;
+      }
+      const std::string ptr = name(streamed->buffer) + (row_base->is_const(0) ? "" : " + (" + bare(index_cxx(*row_base)) + ")");
+      if (begin == "0") w.line("const int64_t s0 = stax_rt::aligned_start(" + ptr + ", " + end + ");");
+      else
+        w.line("const int64_t s0 = " + begin + " + stax_rt::aligned_start(" + ptr + " + " + begin + ", " + end + " - " +
+               begin + ");");
+      w.open("for (int64_t " + vname + " = " + begin + "; " + vname + " < s0; ++" + vname + ")");
+      scalar_body(w);
+      w.close();
+      streaming = true;
+      strip_mined(w, vname, "s0", end, vector_body, scalar_body);
+      streaming = false;
+      w.line("stax_rt::stream_fence();");
+    };
+    // Depth 1: the vector loop is the parallel loop, shared in blocks (a long pointwise loop;
+    // columns of a column reduction, whose every column is a whole reduction).
+    const int64_t block = vector_outer ? kBlock : kColumnBlock;
+    if (depth == 1 && par == 1 && (n > kBlock || vector_columns)) {
+      const int64_t blocks = (n + block - 1) / block;
+      const std::string B = std::to_string(block);
+      loops.raw(parallel_pragma_text(1));
       loops.open(loop_head("b0", blocks));
-      loops.line("const int64_t e0 = b0 * " + std::to_string(kBlock) + " + " + std::to_string(kBlock) + " < " +
-                 std::to_string(n) + " ? b0 * " + std::to_string(kBlock) + " + " + std::to_string(kBlock) + " : " +
-                 std::to_string(n) + ";");
-      strip_mined(loops, v, "b0 * " + std::to_string(kBlock), "e0", vector_body, scalar_body);
+      loops.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
+                 " : " + std::to_string(n) + ";");
+      vector_loop(loops, v, "b0 * " + B, "e0");
       loops.close();
     } else {
       // One block or fewer: serial (its work is below two threads' chunks).
       const std::size_t shared = std::min(par, depth - 1);
-      if (shared > 0) loops.raw(parallel_pragma_text());
+      if (shared > 0) loops.raw(parallel_pragma_text(shared));
       for (std::size_t i = 0; i + 1 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
-      strip_mined(loops, v, "0", std::to_string(n), vector_body, scalar_body);
+      vector_loop(loops, v, "0", std::to_string(n));
       close_loops(loops, depth - 1);
     }
   } else {
-    if (par > 0) loops.raw(parallel_pragma_text());
+    if (par > 0) loops.raw(parallel_pragma_text(par));
     for (std::size_t i = 0; i < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
     for (const KernelNode& n : k.nodes)
       if (residence(n.buffer) == Residence::Row)
@@ -832,72 +989,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         close_loops(loops, plain);
         continue;
       }
-      for (std::size_t i = 0; i < g.inner.size(); ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
-      // Accumulators: one per node (several for a horizontal group, example 7.2).
-      std::vector<Accumulator> accs;
-      std::vector<std::string> acc_names;
-      for (int idx : g.nodes) {
-        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
-        const Buffer& b = p[n.buffer];
-        if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
-        accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
-        acc_names.push_back("acc" + std::to_string(idx));
-        loops.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
-      }
-      // The vector form of the innermost reduction loop: W lane accumulators per node,
-      // combined after the loops (Proposition 8.1); float32 sums in float64 lanes.
-      const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
-      bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
-      std::vector<VecAccumulator> vaccs;
-      for (int idx : g.nodes) {
-        const Buffer& b = p[k.nodes[static_cast<std::size_t>(idx)].buffer];
-        std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
-        if (!va) vec = false;
-        else vaccs.push_back(*va);
-      }
-      if (vec)
-        for (std::size_t j = 0; j < g.nodes.size(); ++j)
-          loops.line(vaccs[j].type + " v" + acc_names[j] + "(" + vaccs[j].init + ");");
-      auto scalar_updates = [&](CodeWriter& w) {
-        for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-          const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-          const Buffer& b = p[n.buffer];
-          const std::string v = emit_body(n, w);
-          // The position argmax/argmin report: row-major over the original reduction ranges.
-          std::vector<Index> rs;
-          for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
-          const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
-          w.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
-        }
-      };
-      const std::size_t plain = vec ? g.reduce.size() - 1 : g.reduce.size();
-      for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("r" + std::to_string(i), g.reduce[i]));
-      if (vec) {
-        strip_mined(loops, ir::var_name(rvar), "0", std::to_string(g.reduce.back()),
-                    [&](CodeWriter& w) {
-                      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-                        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-                        VecBodyEmitter body = vec_emitter(n, rvar);
-                        const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
-                        w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v));
-                      }
-                    },
-                    scalar_updates);
-      } else {
-        scalar_updates(loops);
-      }
-      close_loops(loops, plain);
-      if (vec)
-        for (std::size_t j = 0; j < g.nodes.size(); ++j)
-          loops.line(fill(rename_acc(vaccs[j].combine, acc_names[j]), "v" + acc_names[j]));
-      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-        const std::string result = rename_acc(accs[j].result, acc_names[j]);
-        if (residence(n.buffer) == Residence::Scalar) loops.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
-        else if (residence(n.buffer) == Residence::Row) loops.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + result + ";");
-        else loops.line(name(n.buffer) + "[" + store_index(n) + "] = " + result + ";");
-      }
-      close_loops(loops, g.inner.size());
+      reduction_group(loops, g);
     }
     close_loops(loops, depth);
   }

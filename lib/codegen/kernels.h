@@ -73,6 +73,11 @@ std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::S
 // Elements of a pointwise loop that is both the vector loop and the parallel one, per block
 // the threads share (a multiple of every vector width).
 constexpr int64_t kBlock = 4096;
+// Outputs of at least this many bytes, written by a long pointwise loop, are streamed
+// (non-temporal stores): beyond the caches they are not read again soon.
+constexpr int64_t kStreamMinBytes = int64_t(16) << 20;
+// Columns per block when the threads share the columns of a column reduction.
+constexpr int64_t kColumnBlock = 256;
 // Loops shorter than the widest vector (16 lanes) stay scalar.
 constexpr int64_t kMinVectorTrip = 16;
 

@@ -76,6 +76,11 @@ std::string vec_store(DType /*dt*/, const std::string& v, const std::string& ptr
   return value + ".storeu(" + bare(ptr_plus_index) + n + ");";
 }
 
+std::string vec_stream(const std::string& v, const std::string& ptr_plus_index) {
+  const std::string value = postfix_safe(v) ? v : "(" + v + ")";
+  return value + ".stream(" + bare(ptr_plus_index) + ");";
+}
+
 VecBodyEmitter::VecBodyEmitter(std::function<std::string(ir::BufferId)> buffer_name,
                                std::function<std::string(const ir::Index&)> index_text,
                                std::function<ir::Index(const ir::Index&)> rewrite, ir::Var inner,

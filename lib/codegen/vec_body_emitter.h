@@ -145,4 +145,7 @@ std::string vec_type(DType dt, const std::string& isa_tag);
 std::string vec_store(DType dt, const std::string& v, const std::string& ptr_plus_index,
                       const std::string& live_lanes = "");
 
+// The same as a non-temporal store (`v.stream(p)`: p aligned to 64 bytes, not bool).
+std::string vec_stream(const std::string& v, const std::string& ptr_plus_index);
+
 }  // namespace stax::codegen

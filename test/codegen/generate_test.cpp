@@ -55,8 +55,7 @@ TEST(Generate, KernelsAreCommentedAndReadable) {
                                  "//   op0 buf1: float32[64, 1], reduction sum; computes s (kept in a local)\n"
                                  "//   op1 buf2: float32[64, 128], pointwise; computes y\n"
                                  "void kernel_op0_op1(const float* x, float* buf2) {\n"
-                                 "#pragma omp parallel for schedule(static) if (16384 >= 512 * "
-                                 "static_cast<int64_t>(omp_get_max_threads()))\n"
+                                 "#pragma omp for schedule(static)\n"
                                  "  for (int64_t x0 = 0; x0 < 64; ++x0) {\n"
                                  "    double acc0 = 0.0;\n"
                                  "    for (int64_t r0 = 0; r0 < 128; ++r0) {\n"
@@ -70,7 +69,16 @@ TEST(Generate, KernelsAreCommentedAndReadable) {
   EXPECT_EQ(c.workspace_size, 0u);
   EXPECT_EQ(c.memory.arena_size, 0u);
   EXPECT_TRUE(contains(c.source, "float* const buf2 = static_cast<float*>(outputs[0]);"));
-  EXPECT_TRUE(contains(c.source, "  kernel_op0_op1(x, buf2);\n"));
+  // The wrapper enters a parallel region only when it pays (Algorithm 8.1 line 4 at run time).
+  EXPECT_TRUE(contains(c.source, "  if (stax_rt::run_parallel(16384, 512)) {\n"
+                                 "#pragma omp parallel\n"
+                                 "    {\n"
+                                 "      kernel_op0_op1(x, buf2);\n"
+                                 "    }\n"
+                                 "  } else {\n"
+                                 "    kernel_op0_op1(x, buf2);\n"
+                                 "  }\n"))
+      << c.source;
 }
 
 TEST(Generate, AdjacentLoopsShareOneParallelRegion) {
@@ -94,11 +102,13 @@ TEST(Generate, AdjacentLoopsShareOneParallelRegion) {
                                  "    buf2[x0] = static_cast<float>(acc0);\n"
                                  "    buf3[x0] = acc1;\n"))
       << c.source;
-  EXPECT_TRUE(contains(c.source, "#pragma omp parallel if (16384 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
-                                 "  {\n"
-                                 "    kernel_op0(x, buf1);\n"
-                                 "    kernel_op1_op2(buf1, buf2, buf3);\n"
-                                 "  }\n"))
+  EXPECT_TRUE(contains(c.source, "  if (stax_rt::run_parallel(16384, 512)) {\n"
+                                 "#pragma omp parallel\n"
+                                 "    {\n"
+                                 "      kernel_op0(x, buf1);\n"
+                                 "      kernel_op1_op2(buf1, buf2, buf3);\n"
+                                 "    }\n"
+                                 "  } else {\n"))
       << c.source;
   // exp's 32 KiB are the whole workspace.
   EXPECT_EQ(c.workspace_size, 32768u);
@@ -154,6 +164,37 @@ TEST(Generate, InnermostLoopsAreVectorized) {
   EXPECT_FALSE(contains(t.source, "using ISA")) << t.source;
 }
 
+TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
+  // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
+  // contiguous columns, one accumulator per column, the threads sharing blocks of 256 columns.
+  const GeneratedCode cs = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 4096]}],
+    "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
+    "outputs": ["s"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(cs.source, "#pragma omp for schedule(static)\n"
+                                  "  for (int64_t b0 = 0; b0 < 16; ++b0) {\n"
+                                  "    const int64_t e0 = b0 * 256 + 256 < 4096 ? b0 * 256 + 256 : 4096;\n"
+                                  "    for (int64_t x0 = b0 * 256; x0 < b0 * 256 + (e0 - b0 * 256) / W * W; x0 += W) {\n"
+                                  "      stax_rt::Vec<double, ISA> vacc0(0.0);\n"
+                                  "      for (int64_t r0 = 0; r0 < 64; ++r0) {\n"
+                                  "        vacc0 = vacc0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (x0 + 4096 * r0)), "
+                                  "stax_rt::VecTag<double>());\n"
+                                  "      }\n"
+                                  "      stax_rt::convert(vacc0, stax_rt::VecTag<float>()).storeu(buf1 + (x0));\n"))
+      << cs.source;
+  // 16 MiB written by one long loop: plain stores up to the 64-byte boundary, then streamed.
+  const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [4096, 1024]}],
+    "nodes": [{"name": "y", "op": "exp", "args": ["x"]}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(big.source, "    const int64_t s0 = b0 * 4096 + stax_rt::aligned_start(buf1 + b0 * 4096, e0 - b0 * 4096);\n"))
+      << big.source;
+  EXPECT_TRUE(contains(big.source, "stax_rt::exp(stax_rt::Vec<float, ISA>::loadu(x + (x0))).stream(buf1 + (x0));"));
+  EXPECT_TRUE(contains(big.source, "    stax_rt::stream_fence();\n"));
+  // Below 16 MiB ordinary stores.
+  EXPECT_FALSE(contains(cs.source, ".stream("));
+}
+
 TEST(Generate, OnlyTheUsedPreludeSections) {
   const GeneratedCode c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.source, "#define STAX_RT_CORE"));
@@ -183,9 +224,8 @@ TEST(Generate, LargeLoopsRunInParallel) {
                                  "if (240000 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
                                  "  for (int64_t x0 = 0; x0 < 20000; ++x0) {")) << c.source;
   // Loops that cannot merge (c broadcasts): collapsed until they give 64 units, the innermost
-  // (contiguous) loop left out.
-  EXPECT_TRUE(contains(c.source, "#pragma omp parallel for collapse(2) schedule(static) "
-                                 "if (400000 >= 512 * static_cast<int64_t>(omp_get_max_threads()))\n"
+  // (contiguous) loop left out; worksharing in the region the wrapper opens.
+  EXPECT_TRUE(contains(c.source, "#pragma omp for collapse(2) schedule(static)\n"
                                  "  for (int64_t x0 = 0; x0 < 4; ++x0) {\n"
                                  "    for (int64_t x1 = 0; x1 < 5; ++x1) {\n"
                                  "      for (int64_t x2 = 0; x2 < 20000; ++x2) {")) << c.source;

@@ -70,6 +70,21 @@ typedef struct stax_layout {
 namespace {
 namespace stax_rt {
 
+// Algorithm 8.1's line 4 at run time: a parallel region pays only when there is more than one
+// thread and each of them gets at least `min_chunk` of the `work` iterations. Below that the
+// wrapper calls the kernels without entering a region (their `omp for` then runs on the calling
+// thread), which saves the region's fixed cost (§8.4's o) on small calls.
+inline bool run_parallel(int64_t work, int64_t min_chunk) {
+#ifdef _OPENMP
+  const int64_t p = omp_get_max_threads();
+  return p > 1 && work >= min_chunk * p;
+#else
+  (void)work;
+  (void)min_chunk;
+  return false;
+#endif
+}
+
 template <typename T> inline constexpr T inf() { return std::numeric_limits<T>::infinity(); }
 template <typename T> inline constexpr T nan() { return std::numeric_limits<T>::quiet_NaN(); }
 

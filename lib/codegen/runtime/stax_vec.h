@@ -1389,6 +1389,15 @@ inline void stream_fence() {
 #endif
 }
 
+// Elements of T from p to the next 64-byte boundary, at most n (n when p can never get there:
+// T misaligned), so that a loop can store its first elements plainly and stream the rest.
+template <typename T> inline int64_t aligned_start(const T* p, int64_t n) {
+  const std::size_t off = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) % 64);
+  if (off % sizeof(T) != 0) return n;
+  const int64_t k = off == 0 ? 0 : static_cast<int64_t>((64 - off) / sizeof(T));
+  return k < n ? k : n;
+}
+
 // ---- horizontal reductions (the combination step of Proposition 8.1 (2)) ----
 template <typename T, typename I> inline T reduce_sum(Vec<T, I> a) {
   static_assert(std::is_integral_v<T>, "float sums have per-set overloads");
