@@ -882,33 +882,8 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     const Var var = last_outer;
     const std::string v = ir::var_name(var);
     const int64_t n = k.outer.back();
-    auto vector_body = [&](CodeWriter& w) {
-      if (vector_outer) {
-        pointwise_nodes(first.nodes, w, &var);
-        return;
-      }
-      for (std::size_t j = 0; j < first.nodes.size(); ++j)
-        w.line(column_accs[j].type + " vacc" + std::to_string(first.nodes[j]) + "(" + column_accs[j].init + ");");
-      for (std::size_t i = 0; i < first.reduce.size(); ++i) w.open(loop_head("r" + std::to_string(i), first.reduce[i]));
-      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
-        const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
-        VecBodyEmitter body = vec_emitter(node, var);
-        const std::string value = bare(body.emit(p[node.buffer].body, w));
-        w.line(fill(rename_acc(column_accs[j].update, "vacc" + std::to_string(first.nodes[j])), value));
-      }
-      close_loops(w, first.reduce.size());
-      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
-        const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
-        const DType dt = p[node.buffer].dtype;
-        std::string result = "vacc" + std::to_string(first.nodes[j]);
-        if (column_accs[j].type != vec_type(dt, isa)) result = "stax_rt::convert(" + result + ", stax_rt::VecTag<" + cxx_type(dt) + ">())";
-        w.line(vec_store(dt, result, name(node.buffer) + " + (" + store_index(node) + ")"));
-      }
-    };
-    auto scalar_body = [&](CodeWriter& w) {
-      if (vector_outer) pointwise_nodes(first.nodes, w, nullptr);
-      else reduction_group(w, first);
-    };
+    auto vector_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &var); };
+    auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); };
     // A large output of a pointwise nest is written around the cache: plain stores read every
     // line first (write-allocate), non-temporal ones do not (§8.1; the kernel does not read it
     // again). One stored buffer, contiguous along the vector loop: the elements up to its
@@ -948,22 +923,75 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     };
     // Depth 1: the vector loop is the parallel loop, shared in blocks (a long pointwise loop;
     // columns of a column reduction, whose every column is a whole reduction).
+    // Columns [begin, end) of a column reduction, at most kColumnBlock: one accumulator per
+    // column in an array that stays in L1, each row's piece of the block read contiguously and
+    // added W columns at a time (rows stream through in order; no strided reads).
+    auto column_block = [&](CodeWriter& w, const std::string& begin, const std::string& end) {
+      const std::string col = v + " - " + begin;
+      std::vector<Accumulator> accs;
+      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+        const Buffer& b = p[k.nodes[static_cast<std::size_t>(first.nodes[j])].buffer];
+        accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
+        const std::string acc = "vacc" + std::to_string(first.nodes[j]);
+        w.line("alignas(64) " + accs[j].type + " " + acc + "[" + std::to_string(kColumnBlock) + "];");
+        w.line("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") " + acc + "[" + col +
+               "] = " + accs[j].init + ";");
+      }
+      for (std::size_t i = 0; i < first.reduce.size(); ++i) w.open(loop_head("r" + std::to_string(i), first.reduce[i]));
+      strip_mined(
+          w, v, begin, end,
+          [&](CodeWriter& vw) {
+            for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+              const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
+              const std::string acc = "vacc" + std::to_string(first.nodes[j]);
+              const std::string lanes = "t" + std::to_string(temps++);
+              vw.line(column_accs[j].type + " " + lanes + " = " + column_accs[j].type + "::loadu(" + acc + " + (" + col + "));");
+              VecBodyEmitter body = vec_emitter(node, var);
+              const std::string value = bare(body.emit(p[node.buffer].body, vw));
+              vw.line(fill(rename_acc(column_accs[j].update, lanes), value));
+              vw.line(lanes + ".storeu(" + acc + " + (" + col + "));");
+            }
+          },
+          [&](CodeWriter& sw) {
+            for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+              const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
+              const std::string acc = "vacc" + std::to_string(first.nodes[j]) + "[" + col + "]";
+              sw.line(fill(rename_acc(accs[j].update, acc), emit_body(node, sw)));
+            }
+          });
+      close_loops(w, first.reduce.size());
+      w.open("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ")");
+      for (std::size_t j = 0; j < first.nodes.size(); ++j) {
+        const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
+        const std::string acc = "vacc" + std::to_string(first.nodes[j]) + "[" + col + "]";
+        w.line(name(node.buffer) + "[" + store_index(node) + "] = " + rename_acc(accs[j].result, acc) + ";");
+      }
+      w.close();
+    };
     const int64_t block = vector_outer ? kBlock : kColumnBlock;
+    const int64_t blocks = (n + block - 1) / block;
+    const std::string B = std::to_string(block);
+    auto block_loop = [&](CodeWriter& w) {
+      w.open(loop_head("b0", blocks));
+      w.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
+             " : " + std::to_string(n) + ";");
+      if (vector_columns) column_block(w, "b0 * " + B, "e0");
+      else vector_loop(w, v, "b0 * " + B, "e0");
+      w.close();
+    };
     if (depth == 1 && par == 1 && (n > kBlock || vector_columns)) {
-      const int64_t blocks = (n + block - 1) / block;
-      const std::string B = std::to_string(block);
+      // Depth 1: the vector loop is the parallel loop, shared in blocks (a long pointwise loop;
+      // the columns of a column reduction, each column a whole reduction).
       loops.raw(parallel_pragma_text(1));
-      loops.open(loop_head("b0", blocks));
-      loops.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
-                 " : " + std::to_string(n) + ";");
-      vector_loop(loops, v, "b0 * " + B, "e0");
-      loops.close();
+      block_loop(loops);
     } else {
-      // One block or fewer: serial (its work is below two threads' chunks).
+      // The outer loops but the last shared among the threads (one block or fewer of a single
+      // pointwise loop: serial, its work is below two threads' chunks).
       const std::size_t shared = std::min(par, depth - 1);
       if (shared > 0) loops.raw(parallel_pragma_text(shared));
       for (std::size_t i = 0; i + 1 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
-      vector_loop(loops, v, "0", std::to_string(n));
+      if (vector_columns) block_loop(loops);
+      else vector_loop(loops, v, "0", std::to_string(n));
       close_loops(loops, depth - 1);
     }
   } else {

@@ -76,8 +76,9 @@ constexpr int64_t kBlock = 4096;
 // Outputs of at least this many bytes, written by a long pointwise loop, are streamed
 // (non-temporal stores): beyond the caches they are not read again soon.
 constexpr int64_t kStreamMinBytes = int64_t(16) << 20;
-// Columns per block when the threads share the columns of a column reduction.
-constexpr int64_t kColumnBlock = 256;
+// Columns per block of a column reduction (its accumulators, 8 KiB of float64, stay in L1; each
+// row's piece of the block is one 4 KiB page of float32; measured 2x faster than 256).
+constexpr int64_t kColumnBlock = 1024;
 // Loops shorter than the widest vector (16 lanes) stay scalar.
 constexpr int64_t kMinVectorTrip = 16;
 

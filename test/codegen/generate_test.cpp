@@ -166,21 +166,23 @@ TEST(Generate, InnermostLoopsAreVectorized) {
 
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
-  // contiguous columns, one accumulator per column, the threads sharing blocks of 256 columns.
+  // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of
+  // 1024 columns, each row's piece of a block read contiguously.
   const GeneratedCode cs = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 4096]}],
     "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
     "outputs": ["s"]})", CodegenOptions{});
   EXPECT_TRUE(contains(cs.source, "#pragma omp for schedule(static)\n"
-                                  "  for (int64_t b0 = 0; b0 < 16; ++b0) {\n"
-                                  "    const int64_t e0 = b0 * 256 + 256 < 4096 ? b0 * 256 + 256 : 4096;\n"
-                                  "    for (int64_t x0 = b0 * 256; x0 < b0 * 256 + (e0 - b0 * 256) / W * W; x0 += W) {\n"
-                                  "      stax_rt::Vec<double, ISA> vacc0(0.0);\n"
-                                  "      for (int64_t r0 = 0; r0 < 64; ++r0) {\n"
-                                  "        vacc0 = vacc0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (x0 + 4096 * r0)), "
+                                  "  for (int64_t b0 = 0; b0 < 4; ++b0) {\n"
+                                  "    const int64_t e0 = b0 * 1024 + 1024 < 4096 ? b0 * 1024 + 1024 : 4096;\n"
+                                  "    alignas(64) double vacc0[1024];\n"
+                                  "    for (int64_t x0 = b0 * 1024; x0 < e0; ++x0) vacc0[x0 - b0 * 1024] = 0.0;\n"
+                                  "    for (int64_t r0 = 0; r0 < 64; ++r0) {\n"
+                                  "      for (int64_t x0 = b0 * 1024; x0 < b0 * 1024 + (e0 - b0 * 1024) / W * W; x0 += W) {\n"
+                                  "        stax_rt::Vec<double, ISA> t0 = stax_rt::Vec<double, ISA>::loadu(vacc0 + (x0 - b0 * 1024));\n"
+                                  "        t0 = t0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (x0 + 4096 * r0)), "
                                   "stax_rt::VecTag<double>());\n"
-                                  "      }\n"
-                                  "      stax_rt::convert(vacc0, stax_rt::VecTag<float>()).storeu(buf1 + (x0));\n"))
+                                  "        t0.storeu(vacc0 + (x0 - b0 * 1024));\n"))
       << cs.source;
   // 16 MiB written by one long loop: plain stores up to the 64-byte boundary, then streamed.
   const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
