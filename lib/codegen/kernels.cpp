@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "body_emitter.h"
 #include "vec_body_emitter.h"
@@ -681,7 +682,17 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (residence(n.buffer) == Residence::Row) return row_index(n, n.buffer, p[n.buffer].write_index());
     return bare(index_cxx(kernel_index(n, p[n.buffer].write_index())));
   };
+  // Transposed loads staged through an L1 tile (the 2-D tiled form, §8.2): (buffer, index on
+  // kernel variables) -> the tile's name and its element at the current point.
+  std::map<std::pair<BufferId, Index>, std::string> tiles;
+  std::string tile_at;  // the text of the element index into a tile at the current point
+  auto tile_of = [&](const KernelNode& n, BufferId id, const Index& e) -> const std::string* {
+    if (tiles.empty()) return nullptr;
+    auto it = tiles.find({id, kernel_index(n, e)});
+    return it == tiles.end() ? nullptr : &it->second;
+  };
   auto local_text = [&](const KernelNode& n, BufferId id, const Index& e) {
+    if (const std::string* tile = tile_of(n, id, e)) return *tile + "[" + tile_at + "]";
     switch (residence(id)) {
       case Residence::Scalar: return name(id);
       case Residence::Row: return row_access(n, id, e);
@@ -702,12 +713,19 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   // A vector emitter for node n's body, lanes along `var` (§8.1).
   auto vec_emitter = [&](const KernelNode& n, Var var) {
     auto index_text = [&n](const Index& e) { return index_cxx(kernel_index(n, e)); };
-    auto rewrite = [&n](const Index& e) { return kernel_index(n, e); };
+    // A tiled load reads its tile contiguously along `var`.
+    auto rewrite = [&n, &tiles, var](const Index& e) {
+      const Index at = kernel_index(n, e);
+      for (const auto& [key, tile] : tiles)
+        if (key.second == at) return Index::var(var);
+      return at;
+    };
     VecBodyEmitter body(name, index_text, rewrite, var, isa, sections, temps);
     body.set_local_loads([&](BufferId id, const Index&) {
       return residence(id) == Residence::Scalar ? name(id) : std::string();
     });
     body.set_load_address([&](BufferId id, const Index& e) -> std::optional<std::pair<std::string, std::string>> {
+      if (const std::string* tile = tile_of(n, id, e)) return std::pair<std::string, std::string>{*tile, tile_at};
       if (residence(id) != Residence::Row) return std::nullopt;
       return std::pair<std::string, std::string>{name(id), row_index(n, id, e)};
     });
@@ -858,6 +876,69 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
   const LoopGroup& first = k.loop_groups.front();
   for (const KernelNode& n : k.nodes) whole_nest = whole_nest && residence(n.buffer) != Residence::Row;
+  // The 2-D tiled form (§8.2): a pointwise nest reading something transposed (contiguous along
+  // the second-to-last loop, strided along the last). Tiles of kTile x kTile: each transposed
+  // read is first copied into an L1 tile, reading its rows contiguously, then the tile is read
+  // contiguously along the last loop, which is vectorized like any other.
+  bool tiled = whole_nest && depth >= 2 && k.loop_groups.size() == 1 && !isa.empty() &&
+               k.outer[depth - 2] >= kMinVectorTrip && k.outer[depth - 1] >= kMinVectorTrip;
+  const Var tile_a = ir::xvar(static_cast<int32_t>(depth >= 2 ? depth - 2 : 0));
+  const Var tile_b = ir::xvar(static_cast<int32_t>(depth >= 1 ? depth - 1 : 0));
+  std::vector<std::tuple<BufferId, Index, const KernelNode*>> transposed;
+  for (int idx : first.nodes) {
+    if (!tiled) break;
+    const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+    const ir::Buffer& b = p[n.buffer];
+    for (const Expr& e : ir::topo_order(b.body)) {
+      if (e.op() == ir::ExprOp::Masked) tiled = false;  // a masked-off read may be out of bounds
+      if (e.op() != ir::ExprOp::Load || residence(e.buffer()) != Residence::Memory) continue;
+      const Index at = kernel_index(n, e.index());
+      const std::optional<int64_t> sb = lane_stride(at, tile_b), sa = lane_stride(at, tile_a);
+      if (sb && (*sb == 0 || *sb == 1)) continue;
+      if (sb && sa == std::optional<int64_t>(1)) {
+        bool seen = false;
+        for (const auto& t : transposed) seen = seen || (std::get<0>(t) == e.buffer() && std::get<1>(t) == at);
+        if (!seen) transposed.emplace_back(e.buffer(), at, &n);
+      } else {
+        tiled = false;
+      }
+    }
+  }
+  tiled = tiled && !transposed.empty();
+  if (tiled) {
+    for (const auto& [id, at, node] : transposed) tiles[{id, at}] = "tile" + std::to_string(tiles.size());
+    tiled = vectorizable(first.nodes, tile_b, k.outer[depth - 1]);
+    if (!tiled) tiles.clear();
+  }
+  if (tiled) {
+    const std::string T = std::to_string(kTile);
+    const std::string va = ir::var_name(tile_a), vb = ir::var_name(tile_b);
+    const int64_t na = k.outer[depth - 2], nb = k.outer[depth - 1];
+    // Shared among the threads: the outer loops and the row tiles.
+    if (par > 0) loops.raw(parallel_pragma_text(depth - 1));
+    for (std::size_t i = 0; i + 2 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
+    loops.open("for (int64_t b0 = 0; b0 < " + std::to_string(na) + "; b0 += " + T + ")");
+    loops.open("for (int64_t b1 = 0; b1 < " + std::to_string(nb) + "; b1 += " + T + ")");
+    loops.line("const int64_t e0 = b0 + " + T + " < " + std::to_string(na) + " ? b0 + " + T + " : " + std::to_string(na) + ";");
+    loops.line("const int64_t e1 = b1 + " + T + " < " + std::to_string(nb) + " ? b1 + " + T + " : " + std::to_string(nb) + ";");
+    tile_at = "(" + va + " - b0) * " + T + " + (" + vb + " - b1)";
+    for (const auto& [id, at, node] : transposed) {
+      const std::string& tile = tiles.at({id, at});
+      loops.line("alignas(64) " + cxx_type(p[id].dtype) + " " + tile + "[" + std::to_string(kTile * kTile) + "];");
+      loops.open("for (int64_t " + vb + " = b1; " + vb + " < e1; ++" + vb + ")");
+      loops.open("for (int64_t " + va + " = b0; " + va + " < e0; ++" + va + ")");
+      loops.line(tile + "[" + tile_at + "] = " + name(id) + "[" + bare(index_cxx(at)) + "];");
+      loops.close();
+      loops.close();
+    }
+    loops.open("for (int64_t " + va + " = b0; " + va + " < e0; ++" + va + ")");
+    strip_mined(loops, vb, "b1", "e1", [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &tile_b); },
+                [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); });
+    loops.close();
+    loops.close();
+    loops.close();
+    close_loops(loops, depth - 2);
+  } else {
   const Var last_outer = ir::xvar(static_cast<int32_t>(depth > 0 ? depth - 1 : 0));
   const bool vector_outer = whole_nest && depth > 0 && k.loop_groups.size() == 1 &&
                             vectorizable(first.nodes, last_outer, k.outer.back());
@@ -1020,6 +1101,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       reduction_group(loops, g);
     }
     close_loops(loops, depth);
+  }
   }
   if (vectorized) {
     out.line("using ISA = " + isa_tag + ";");

@@ -41,9 +41,9 @@ bool all_digits(std::string_view s) {
 
 // Locals of generated kernels: loop variables x<N>, r<N>, c<N> and temporaries t<N>.
 bool is_local_shape(std::string_view id) {
-  // Accumulators (acc3, vacc3), loop variables (x0, r1), blocks and their ends (b0, e0),
+  // Accumulators (acc3, vacc3), tiles (tile0), loop variables (x0, r1), blocks and their ends (b0, e0),
   // merged loops (c2) and temporaries (t12).
-  for (std::string_view prefix : {"acc", "vacc"})
+  for (std::string_view prefix : {"acc", "vacc", "tile"})
     if (id.size() > prefix.size() && id.substr(0, prefix.size()) == prefix && all_digits(id.substr(prefix.size())))
       return true;
   return id.size() >= 2 && std::string_view("xrcbet").find(id[0]) != std::string_view::npos && all_digits(id.substr(1));

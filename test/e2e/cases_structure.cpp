@@ -33,6 +33,15 @@ std::vector<Case> reduction_cases() {
   t.add("column amax and amin", {input("x", "float32", "[37, 531]")},
         {R"({"name": "a", "op": "amax", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "amin", "args": ["x"], "dim": 0})"}, {"a", "b"});
   t.add("column sum float64 over two dims", {input("x", "float64", "[5, 7, 300]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": [0, 1]})"}, {"y"});
+  // The 2-D tiled form (64 x 64 tiles, partial tiles at both edges): a transposed operand, a
+  // batched one, and a transposed float64 operand read twice.
+  t.add("transpose add tiled 70 x 45", {input("x", "float32", "[70, 45]"), input("y", "float32", "[45, 70]")},
+        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  t.add("batched transpose mul tiled", {input("x", "float32", "[3, 40, 130]"), input("y", "float32", "[3, 130, 40]")},
+        {R"({"name": "z", "op": "mul", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 1, "dim1": 2}]})"}, {"z"});
+  t.add("transposed float64 twice", {input("y", "float64", "[20, 33]")},
+        {R"({"name": "t", "op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1})",
+         R"({"name": "z", "op": "sub", "args": [{"op": "exp", "args": ["t"]}, "t"]})"}, {"z"});
   // An output of 16.8 MB from one long loop: written with non-temporal stores after a plain
   // head up to the 64-byte boundary, with a plain remainder.
   t.add("streamed large output", {input("x", "float32", "[4100, 1025]")}, {R"({"name": "y", "op": "mul", "args": ["x", 3.0]})"}, {"y"});
