@@ -558,6 +558,9 @@ std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::S
   std::vector<Residence> where(p.buffers.size(), Residence::Memory);
   for (const Kernel& k : s.kernels) {
     if (k.loop_groups.empty()) continue;
+    // The loads of every node, once (kernels hold up to 128 nodes).
+    std::vector<std::vector<ir::LoadRef>> loads;
+    for (const KernelNode& n : k.nodes) loads.push_back(p[n.buffer].body ? ir::collect_loads(p[n.buffer].body) : std::vector<ir::LoadRef>{});
     for (BufferId id : k.internal) {
       const KernelNode* writer = nullptr;
       for (const KernelNode& n : k.nodes)
@@ -567,14 +570,13 @@ std::vector<Residence> buffer_residence(const ir::Program& p, const scheduler::S
       std::vector<Reader> readers;
       bool after_writer = true;
       bool seen_writer = false;
-      for (const KernelNode& n : k.nodes) {
+      for (std::size_t ni = 0; ni < k.nodes.size(); ++ni) {
+        const KernelNode& n = k.nodes[ni];
         if (&n == writer) {
           seen_writer = true;
           continue;
         }
-        const ir::Buffer& b = p[n.buffer];
-        if (!b.body) continue;
-        for (const ir::LoadRef& l : ir::collect_loads(b.body)) {
+        for (const ir::LoadRef& l : loads[ni]) {
           if (l.buffer != id) continue;
           after_writer = after_writer && seen_writer;
           readers.push_back({&n, kernel_index(n, l.index)});
