@@ -788,6 +788,53 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     w.close();
   };
 
+  // A large output is written around the cache: plain stores read every line first
+  // (write-allocate), non-temporal ones do not (§8.1). For a vector loop whose group stores one
+  // buffer to memory, contiguously along the loop, that no later group of the kernel reads: the
+  // elements up to its 64-byte boundary plainly, then whole vectors streamed, then the remainder.
+  struct StreamPlan {
+    const KernelNode* node;
+    Index base;  // the stored index minus the vector variable
+  };
+  auto stream_plan = [&](const std::vector<int>& nodes, Var var) -> std::optional<StreamPlan> {
+    const KernelNode* stored = nullptr;
+    int stores = 0;
+    for (int idx : nodes) {
+      const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
+      if (residence(node.buffer) != Residence::Memory) continue;
+      ++stores;
+      stored = &node;
+    }
+    if (stores != 1) return std::nullopt;
+    const Buffer& b = p[stored->buffer];
+    if (b.dtype == DType::Bool || b.numel() * static_cast<int64_t>(dtype_size(b.dtype)) < kStreamMinBytes) return std::nullopt;
+    if (std::find(k.internal.begin(), k.internal.end(), stored->buffer) != k.internal.end()) return std::nullopt;
+    for (const KernelNode& n : k.nodes)  // read again later in the kernel: keep it in the cache
+      if (n.loop_group > stored->loop_group && p[n.buffer].body)
+        for (const ir::LoadRef& l : ir::collect_loads(p[n.buffer].body))
+          if (l.buffer == stored->buffer) return std::nullopt;
+    const Index written = kernel_index(*stored, b.write_index());
+    const Index base = without_vars(written, {var}, stored->loops.ranges());
+    if (ir::simplify(base + Index::var(var), stored->loops.ranges()) != written) return std::nullopt;
+    return StreamPlan{stored, base};
+  };
+  auto streamed_loop = [&](CodeWriter& w, const StreamPlan& sp, const std::string& vname, const std::string& begin,
+                           const std::string& end, const std::function<void(CodeWriter&)>& vector_body,
+                           const std::function<void(CodeWriter&)>& scalar_body) {
+    const std::string ptr = name(sp.node->buffer) + (sp.base.is_const(0) ? "" : " + (" + bare(index_cxx(sp.base)) + ")");
+    if (begin == "0") w.line("const int64_t s0 = stax_rt::aligned_start(" + ptr + ", " + end + ");");
+    else
+      w.line("const int64_t s0 = " + begin + " + stax_rt::aligned_start(" + ptr + " + " + begin + ", " + end + " - " +
+             begin + ");");
+    w.open("for (int64_t " + vname + " = " + begin + "; " + vname + " < s0; ++" + vname + ")");
+    scalar_body(w);
+    w.close();
+    streaming = true;
+    strip_mined(w, vname, "s0", end, vector_body, scalar_body);
+    streaming = false;
+    w.line("stax_rt::stream_fence();");
+  };
+
   CodeWriter loops;
   auto parallel_pragma_text = [&](std::size_t collapse) {
     std::string pragma = mode == ParallelMode::Shared ? "#pragma omp for" : "#pragma omp parallel for";
@@ -967,42 +1014,10 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     const int64_t n = k.outer.back();
     auto vector_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &var); };
     auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); };
-    // A large output of a pointwise nest is written around the cache: plain stores read every
-    // line first (write-allocate), non-temporal ones do not (§8.1; the kernel does not read it
-    // again). One stored buffer, contiguous along the vector loop: the elements up to its
-    // 64-byte boundary plainly, then whole vectors streamed, then the remainder.
-    const KernelNode* streamed = nullptr;
-    int stores = 0;
-    for (int idx : first.nodes) {
-      const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
-      if (residence(node.buffer) != Residence::Memory) continue;
-      ++stores;
-      streamed = &node;
-    }
-    std::optional<Index> row_base;  // the stored index minus the vector variable
-    if (vector_outer && stores == 1 && p[streamed->buffer].dtype != DType::Bool &&
-        p[streamed->buffer].numel() * static_cast<int64_t>(dtype_size(p[streamed->buffer].dtype)) >= kStreamMinBytes) {
-      const Index written = kernel_index(*streamed, p[streamed->buffer].write_index());
-      const Index base = without_vars(written, {var}, streamed->loops.ranges());
-      if (ir::simplify(base + Index::var(var), streamed->loops.ranges()) == written) row_base = base;
-    }
+    const std::optional<StreamPlan> plan = vector_outer ? stream_plan(first.nodes, var) : std::nullopt;
     auto vector_loop = [&](CodeWriter& w, const std::string& vname, const std::string& begin, const std::string& end) {
-      if (!row_base) {
-        strip_mined(w, vname, begin, end, vector_body, scalar_body);
-        return;
-      }
-      const std::string ptr = name(streamed->buffer) + (row_base->is_const(0) ? "" : " + (" + bare(index_cxx(*row_base)) + ")");
-      if (begin == "0") w.line("const int64_t s0 = stax_rt::aligned_start(" + ptr + ", " + end + ");");
-      else
-        w.line("const int64_t s0 = " + begin + " + stax_rt::aligned_start(" + ptr + " + " + begin + ", " + end + " - " +
-               begin + ");");
-      w.open("for (int64_t " + vname + " = " + begin + "; " + vname + " < s0; ++" + vname + ")");
-      scalar_body(w);
-      w.close();
-      streaming = true;
-      strip_mined(w, vname, "s0", end, vector_body, scalar_body);
-      streaming = false;
-      w.line("stax_rt::stream_fence();");
+      if (plan) streamed_loop(w, *plan, vname, begin, end, vector_body, scalar_body);
+      else strip_mined(w, vname, begin, end, vector_body, scalar_body);
     };
     // Depth 1: the vector loop is the parallel loop, shared in blocks (a long pointwise loop;
     // columns of a column reduction, whose every column is a whole reduction).
@@ -1091,9 +1106,11 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         const std::size_t plain = vec ? g.inner.size() - 1 : g.inner.size();
         for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
         if (vec) {
-          strip_mined(loops, ir::var_name(var), "0", std::to_string(g.inner.back()),
-                      [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, &var); },
-                      [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, nullptr); });
+          auto vector_body = [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, &var); };
+          auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, nullptr); };
+          const std::optional<StreamPlan> plan = stream_plan(g.nodes, var);
+          if (plan) streamed_loop(loops, *plan, ir::var_name(var), "0", std::to_string(g.inner.back()), vector_body, scalar_body);
+          else strip_mined(loops, ir::var_name(var), "0", std::to_string(g.inner.back()), vector_body, scalar_body);
         } else {
           pointwise_nodes(g.nodes, loops, nullptr);
         }

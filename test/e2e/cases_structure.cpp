@@ -45,6 +45,9 @@ std::vector<Case> reduction_cases() {
   // An output of 16.8 MB from one long loop: written with non-temporal stores after a plain
   // head up to the 64-byte boundary, with a plain remainder.
   t.add("streamed large output", {input("x", "float32", "[4100, 1025]")}, {R"({"name": "y", "op": "mul", "args": ["x", 3.0]})"}, {"y"});
+  // The same for the last loop of a fused row kernel (17.2 MB of softmax rows of 2050, so each
+  // row starts at another alignment).
+  t.add("streamed softmax rows", {input("x", "float32", "[2100, 2050]")}, {R"({"name": "y", "op": "softmax", "args": ["x"], "dim": -1})"}, {"y"});
   // A long float32 row: accumulated in double, within the default tolerance.
   t.add("long row sum", {input("x", "float32", "[2, 5000]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": -1})"}, {"y"});
   t.add("mean over everything", {input("x", "float32", "[50, 60]")}, {R"({"name": "y", "op": "mean", "args": ["x"]})"}, {"y"});
