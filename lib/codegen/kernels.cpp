@@ -26,63 +26,6 @@ using ir::Var;
 
 // ---- Loops --------------------------------------------------------------------------------
 
-// The loops a kernel runs after merging contiguous dimensions (stax/ir/simplify.h merge_loops):
-// output loops x0.. and reduction loops r0.., with every index of the body rewritten onto them.
-struct LoopPlan {
-  std::vector<int64_t> x_sizes;
-  std::vector<int64_t> r_sizes;
-  std::map<Var, Index> subst;  // original loop variable -> expression of the new ones
-  ir::VarRanges ranges;        // of the new variables
-
-  Index rewrite(const Index& e) const {
-    if (subst.empty()) return e;
-    return ir::simplify(ir::substitute(e, subst), ranges);
-  }
-};
-
-// Every index the body uses (loads and index values), in a deterministic order.
-std::vector<Index> body_indices(const Expr& body) {
-  std::vector<Index> out;
-  for (const Expr& e : ir::topo_order(body))
-    if (e.op() == ir::ExprOp::Load || e.op() == ir::ExprOp::IndexValue) out.push_back(e.index());
-  return out;
-}
-
-// Merges `vars` (a contiguous part of the nest) and renames the merged c-variables to `kind`.
-// Returns the new extents; adds the substitution of each old variable to `subst`.
-std::vector<int64_t> merge_part(const std::vector<Var>& vars, ir::VarKind kind,
-                                const ir::VarRanges& ranges, const std::vector<Index>& indices,
-                                std::map<Var, Index>& subst) {
-  if (vars.empty()) return {};
-  ir::MergedLoops m = ir::merge_loops(vars, ranges, indices);
-  std::map<Var, Index> rename;
-  for (std::size_t i = 0; i < m.sizes.size(); ++i)
-    rename[ir::cvar(static_cast<int32_t>(i))] = Index::var(kind, static_cast<int32_t>(i));
-  for (std::size_t k = 0; k < vars.size(); ++k) subst[vars[k]] = ir::substitute(m.reindex[k], rename);
-  return m.sizes;
-}
-
-LoopPlan plan_loops(const Buffer& b, const std::vector<Index>& indices) {
-  LoopPlan plan;
-  const ir::VarRanges original = b.ranges();
-  // Output loops first (the reduction variables stay free), then the reduction loops.
-  std::map<Var, Index> sx;
-  plan.x_sizes = merge_part(b.output_vars(), ir::VarKind::X, original, indices, sx);
-  ir::VarRanges mid;
-  for (std::size_t i = 0; i < plan.x_sizes.size(); ++i) mid[ir::xvar(static_cast<int32_t>(i))] = plan.x_sizes[i];
-  for (Var r : b.reduce_vars()) mid[r] = original.at(r);
-  std::vector<Index> mid_indices;
-  for (const Index& e : indices) mid_indices.push_back(ir::simplify(ir::substitute(e, sx), mid));
-  std::map<Var, Index> sr;
-  plan.r_sizes = merge_part(b.reduce_vars(), ir::VarKind::R, mid, mid_indices, sr);
-  for (std::size_t i = 0; i < plan.x_sizes.size(); ++i) plan.ranges[ir::xvar(static_cast<int32_t>(i))] = plan.x_sizes[i];
-  for (std::size_t i = 0; i < plan.r_sizes.size(); ++i) plan.ranges[ir::rvar(static_cast<int32_t>(i))] = plan.r_sizes[i];
-  // Compose: x_old -> f(x_new) (no r), r_old -> g(x_new, r_new) (sr applied to what sx left).
-  for (const auto& [v, e] : sx) plan.subst[v] = e;
-  for (const auto& [v, e] : sr) plan.subst[v] = e;
-  return plan;
-}
-
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t s : v) p *= s;
@@ -276,60 +219,6 @@ void close_loops(CodeWriter& out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out.close();
 }
 
-KernelCode pointwise_or_reduction(const ir::Program& p, const Buffer& b, const std::string& function,
-                                  const std::vector<std::string>& names,
-                                  std::set<std::string>& sections) {
-  const bool reduction = b.kind == ir::BufferKind::Reduction;
-  std::vector<Index> indices = body_indices(b.body);
-  indices.push_back(b.write_index());
-  const LoopPlan plan = plan_loops(b, indices);
-  const bool fallible = BodyEmitter::has_checked_division(b.body);
-
-  KernelCode k;
-  k.function = function;
-  k.fallible = fallible;
-  const Signature sig = signature(p, b, loaded_buffers(b.body), function, names, fallible);
-  k.params = sig.params;
-
-  CodeWriter out;
-  out.line(kernel_comment(b));
-  out.open(sig.text);
-  if (fallible) out.line("int err = 0;");
-  const int64_t work = product(plan.x_sizes) * product(plan.r_sizes);
-  parallel_pragma(out, plan.x_sizes, work, fallible);
-  open_x_loops(out, plan.x_sizes);
-
-  int temps = 0;
-  auto buffer_name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
-  auto index_text = [&](const Index& e) { return index_cxx(plan.rewrite(e)); };
-  BodyEmitter body(buffer_name, index_text, sections, temps);
-  const std::string store = buffer_name(b.id) + "[" + index_text(b.write_index()) + "]";
-
-  if (!reduction) {
-    const std::string v = body.emit(b.body, out);
-    out.line(store + " = " + bare(v) + ";");
-    close_loops(out, plan.x_sizes.size());
-  } else {
-    if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
-    const Accumulator acc = reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype());
-    out.line(acc.type + " acc = " + acc.init + ";");
-    for (std::size_t i = 0; i < plan.r_sizes.size(); ++i) out.open(loop_head("r" + std::to_string(i), plan.r_sizes[i]));
-    const std::string v = body.emit(b.body, out);
-    // The position argmax/argmin report: row-major over the original reduction ranges.
-    std::vector<Index> rs;
-    for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
-    const std::string pos = index_text(ir::flat_index(rs, b.reduce_ranges));
-    out.line(fill(acc.update, bare(v), pos));
-    close_loops(out, plan.r_sizes.size());
-    out.line(store + " = " + acc.result + ";");
-    close_loops(out, plan.x_sizes.size());
-  }
-  if (fallible) out.line("return err;");
-  out.close();
-  k.text = out.str();
-  return k;
-}
-
 KernelCode scan(const ir::Program& p, const Buffer& b, const std::string& function,
                 const std::vector<std::string>& names, std::set<std::string>& sections) {
   const bool fallible = BodyEmitter::has_checked_division(b.body);
@@ -427,14 +316,14 @@ KernelCode emit_kernel(const ir::Program& p, const Buffer& b, const std::string&
                        const std::vector<std::string>& names, std::set<std::string>& sections) {
   sections.insert("core");
   switch (b.kind) {
-    case ir::BufferKind::Pointwise:
-    case ir::BufferKind::Reduction: return pointwise_or_reduction(p, b, function, names, sections);
     case ir::BufferKind::Scan: return scan(p, b, function, names, sections);
     case ir::BufferKind::Extern: return matmul(p, b, function, names, sections);
+    case ir::BufferKind::Pointwise:
+    case ir::BufferKind::Reduction:
     case ir::BufferKind::Input:
     case ir::BufferKind::Constant: break;
   }
-  internal_error(__FILE__, __LINE__, "emit_kernel of a buffer that is not computed: " + b.name);
+  internal_error(__FILE__, __LINE__, "emit_kernel of a buffer that is not a scan or an extern: " + b.name);
 }
 
 // ---- Loop kernels of the schedule ------------------------------------------------------------
@@ -484,15 +373,25 @@ std::string node_summary(const ir::Program& p, const KernelNode& n) {
 
 }  // namespace
 
+namespace {
+
+// A pointwise nest whose outer loops are the whole nest (one or more pointwise groups without
+// inner loops): its innermost outer loop is the contiguous (vector) loop.
+bool is_whole_nest(const Kernel& k) {
+  for (const LoopGroup& g : k.loop_groups)
+    if (g.reduction || !g.inner.empty()) return false;
+  return true;
+}
+
+}  // namespace
+
 std::size_t parallel_depth(const Kernel& k) {
   const std::vector<int64_t>& outer = k.outer;
   // Fewer iterations than two threads' minimum chunks never pay (line 4 with P = 2).
   if (kernel_work(k) < 2 * kMinChunk) return 0;
   // When the outer loops are the whole nest, the innermost is the contiguous (vector) loop and
   // stays out of the collapse, unless it is the only loop.
-  bool whole_nest = true;
-  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && g.inner.empty() && g.reduce.empty();
-  const std::size_t limit = whole_nest && outer.size() > 1 ? outer.size() - 1 : outer.size();
+  const std::size_t limit = is_whole_nest(k) && outer.size() > 1 ? outer.size() - 1 : outer.size();
   std::size_t d = 0;
   int64_t par = 1;
   while (d < limit && par < 2 * kMaxThreadsPlanned) par *= outer[d++];
@@ -509,9 +408,7 @@ bool can_share_region(const ir::Program& p, const Kernel& k) {
   if (k.loop_groups.empty() || parallel_depth(k) == 0 || kernel_may_fail(p, k)) return false;
   // A single pointwise loop of one block or less runs serially when vectorized (see
   // emit_loop_kernel), so it has no worksharing loop to share a region with.
-  bool whole_nest = true;
-  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
-  return !(whole_nest && k.outer.size() == 1 && k.outer[0] <= kBlock);
+  return !(is_whole_nest(k) && k.outer.size() == 1 && k.outer[0] <= kBlock);
 }
 
 namespace {
@@ -693,6 +590,12 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     auto it = tiles.find({id, kernel_index(n, e)});
     return it == tiles.end() ? nullptr : &it->second;
   };
+  // The statement giving node n's scalar value: a local, or a store to memory or its row array.
+  auto store_value = [&](CodeWriter& w, const KernelNode& n, const std::string& value) {
+    if (residence(n.buffer) == Residence::Scalar)
+      w.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + value + ";");
+    else w.line(name(n.buffer) + "[" + store_index(n) + "] = " + value + ";");
+  };
   auto local_text = [&](const KernelNode& n, BufferId id, const Index& e) {
     if (const std::string* tile = tile_of(n, id, e)) return *tile + "[" + tile_at + "]";
     switch (residence(id)) {
@@ -766,9 +669,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         continue;
       }
       const std::string v = emit_body(n, w);
-      if (residence(n.buffer) == Residence::Scalar) w.line("const " + cxx_type(dt) + " " + name(n.buffer) + " = " + v + ";");
-      else if (residence(n.buffer) == Residence::Row) w.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + v + ";");
-      else w.line(name(n.buffer) + "[" + store_index(n) + "] = " + v + ";");
+      store_value(w, n, v);
     }
   };
   // The innermost loop `var` over [begin, end): W lanes at a time, then one at a time (§8.3's
@@ -912,17 +813,14 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     for (std::size_t j = 0; j < g.nodes.size(); ++j) {
       const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
       const std::string result = rename_acc(accs[j].result, acc_names[j]);
-      if (residence(n.buffer) == Residence::Scalar) w.line("const " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + " = " + result + ";");
-      else if (residence(n.buffer) == Residence::Row) w.line(row_access(n, n.buffer, p[n.buffer].write_index()) + " = " + result + ";");
-      else w.line(name(n.buffer) + "[" + store_index(n) + "] = " + result + ";");
+      store_value(w, n, result);
     }
     close_loops(w, g.inner.size());
   };
 
   // A pointwise nest whose outer loops are the whole nest: the innermost outer loop is the
   // vector loop; when it is also the parallel one, the threads share it in blocks of kBlock.
-  bool whole_nest = true;
-  for (const LoopGroup& g : k.loop_groups) whole_nest = whole_nest && !g.reduction && g.inner.empty();
+  bool whole_nest = is_whole_nest(k);
   const LoopGroup& first = k.loop_groups.front();
   for (const KernelNode& n : k.nodes) whole_nest = whole_nest && residence(n.buffer) != Residence::Row;
   // The 2-D tiled form (§8.2): a pointwise nest reading something transposed (contiguous along

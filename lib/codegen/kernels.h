@@ -13,10 +13,10 @@
 
 namespace stax::codegen {
 
-// A loop nest needs at least this many iterations in total (body evaluations) before its outer
-// loops run in parallel: below it an OpenMP region costs more than it saves.
+// A scan needs at least this many elements before its outer loops run in parallel: below it an
+// OpenMP region costs more than it saves.
 constexpr int64_t kParallelMinWork = int64_t(1) << 16;
-// The parallel outer loops are collapsed until they give at least this many units of work.
+// A scan's parallel outer loops are collapsed until they give at least this many units of work.
 constexpr int64_t kParallelMinUnits = 16;
 
 struct KernelCode {

@@ -8,20 +8,6 @@ namespace stax::codegen {
 
 namespace {
 
-// Buffers read by some kernel (loads, matmul operands).
-std::vector<bool> read_by_kernels(const ir::Program& p) {
-  std::vector<bool> read(p.buffers.size(), false);
-  for (const ir::Buffer& b : p.buffers) {
-    if (b.kind == ir::BufferKind::Extern) {
-      read[static_cast<std::size_t>(b.matmul.a.buffer)] = true;
-      read[static_cast<std::size_t>(b.matmul.b.buffer)] = true;
-    } else if (b.body) {
-      for (const ir::LoadRef& l : ir::collect_loads(b.body)) read[static_cast<std::size_t>(l.buffer)] = true;
-    }
-  }
-  return read;
-}
-
 // A kernel's function name: its nodes ("kernel_op0_op1"), or the first and the last when there
 // are many ("kernel_op0_to_op49"; the comment above the function lists them all).
 std::string kernel_base_name(const scheduler::Kernel& k) {
@@ -52,7 +38,6 @@ ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const sche
   for (graph::ValueId id : g.outputs) m.outputs.push_back({g[id].name, g[id].dtype, g[id].shape});
   STAX_ASSERT(p.outputs.size() == g.outputs.size(), "program and graph disagree on the outputs");
 
-  const std::vector<bool> read = read_by_kernels(p);
   m.places.assign(p.buffers.size(), BufferPlace{});
   for (const ir::Buffer& b : p.buffers) {
     BufferPlace& place = m.places[static_cast<std::size_t>(b.id)];
@@ -84,7 +69,6 @@ ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const sche
     place.offset = static_cast<std::size_t>(b.offset);
   }
   m.workspace_size = static_cast<std::size_t>(plan.arena_size);
-  for (std::size_t i = 0; i < read.size(); ++i) m.places[i].read = read[i];
   return m;
 }
 

@@ -28,7 +28,6 @@ struct BufferPlace {
   int input_index = -1;
   int output_index = -1;
   std::size_t offset = 0;
-  bool read = false;  // some kernel reads it
 };
 
 // An output that no kernel writes directly: a copy after the kernels ran.
