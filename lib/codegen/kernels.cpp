@@ -922,6 +922,36 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     // Columns [begin, end) of a column reduction, at most kColumnBlock: one accumulator per
     // column in an array that stays in L1, each row's piece of the block read contiguously and
     // added W columns at a time (rows stream through in order; no strided reads).
+    // The unmasked loads of a column reduction whose rows' pieces are not adjacent (a gap between
+    // them), each as the address of the same element kPrefetchAheadBytes of pieces further on
+    // ("ahead" rows, 0 near the last row: the address stays inside the operand).
+    auto column_prefetches = [&](CodeWriter& w) {
+      const Var row = ir::rvar(static_cast<int32_t>(first.reduce.size() - 1));
+      const std::string r = ir::var_name(row);
+      std::vector<std::string> addresses;
+      int64_t ahead = 0;
+      for (int idx : first.nodes) {
+        const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
+        for (const ir::LoadRef& l : ir::collect_loads(p[node.buffer].body)) {
+          const Index at = kernel_index(node, l.index);
+          const std::optional<int64_t> stride = lane_stride(at, row);
+          const int64_t size = static_cast<int64_t>(dtype_size(p[l.buffer].dtype));
+          const int64_t piece = std::min(n, kColumnBlock);  // columns of a block
+          if (l.masked || lane_stride(at, var) != std::optional<int64_t>(1) || !stride || std::abs(*stride) <= piece)
+            continue;  // rows read one after the other: the hardware prefetcher follows them
+          ahead = std::max<int64_t>(ahead, std::max<int64_t>(1, kPrefetchAheadBytes / (piece * size)));
+          const std::string address = name(l.buffer) + " + (" + bare(index_cxx(at)) + ") + ahead * " +
+                                      (*stride < 0 ? "(" + std::to_string(*stride) + ")" : std::to_string(*stride));
+          if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) addresses.push_back(address);
+        }
+      }
+      if (!addresses.empty()) {
+        const std::string rows = std::to_string(first.reduce.back());
+        w.line("const int64_t ahead = " + r + " + " + std::to_string(ahead) + " < " + rows + " ? " +
+               std::to_string(ahead) + " : 0;  // rows prefetched ahead");
+      }
+      return addresses;
+    };
     auto column_block = [&](CodeWriter& w, const std::string& begin, const std::string& end) {
       const std::string col = v + " - " + begin;
       std::vector<Accumulator> accs;
@@ -934,9 +964,11 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
                "] = " + accs[j].init + ";");
       }
       for (std::size_t i = 0; i < first.reduce.size(); ++i) w.open(loop_head("r" + std::to_string(i), first.reduce[i]));
+      const std::vector<std::string> prefetches = column_prefetches(w);
       strip_mined(
           w, v, begin, end,
           [&](CodeWriter& vw) {
+            for (const std::string& address : prefetches) vw.line("__builtin_prefetch(" + address + ");");
             for (std::size_t j = 0; j < first.nodes.size(); ++j) {
               const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
               const std::string acc = "vacc" + std::to_string(first.nodes[j]);

@@ -179,7 +179,8 @@ TEST(Generate, InnermostLoopsAreVectorized) {
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of
-  // 1024 columns, each row's piece of a block read contiguously.
+  // 1024 columns, each row's piece of a block read contiguously and prefetched 16 rows (64 KiB)
+  // ahead, as the pieces are a page apart.
   const GeneratedCode cs = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 4096]}],
     "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
@@ -190,12 +191,20 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
                                   "    alignas(64) double vacc0[1024];\n"
                                   "    for (int64_t x0 = b0 * 1024; x0 < e0; ++x0) vacc0[x0 - b0 * 1024] = 0.0;\n"
                                   "    for (int64_t r0 = 0; r0 < 64; ++r0) {\n"
+                                  "      const int64_t ahead = r0 + 16 < 64 ? 16 : 0;  // rows prefetched ahead\n"
                                   "      for (int64_t x0 = b0 * 1024; x0 < b0 * 1024 + (e0 - b0 * 1024) / W * W; x0 += W) {\n"
+                                  "        __builtin_prefetch(x + (x0 + 4096 * r0) + ahead * 4096);\n"
                                   "        stax_rt::Vec<double, ISA> t0 = stax_rt::Vec<double, ISA>::loadu(vacc0 + (x0 - b0 * 1024));\n"
                                   "        t0 = t0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (x0 + 4096 * r0)), "
                                   "stax_rt::VecTag<double>());\n"
                                   "        t0.storeu(vacc0 + (x0 - b0 * 1024));\n"))
       << cs.source;
+  // Rows that follow one another ([64, 512]: one block, each row right after the last) are left
+  // to the hardware prefetcher.
+  EXPECT_FALSE(contains(generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 512]}],
+    "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
+    "outputs": ["s"]})", CodegenOptions{}).source, "__builtin_prefetch"));
   // 16 MiB written by one long loop: plain stores up to the 64-byte boundary, then streamed.
   const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [4096, 1024]}],
