@@ -1023,6 +1023,40 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       close_loops(loops, depth - 1);
     }
   } else {
+    // A kernel over rows reads each row from memory in its first loop, then works on it in the
+    // cache; while its last loop runs, the row the thread takes next is fetched into L2, so that
+    // the memory keeps streaming through the passes that compute. The addresses: the first
+    // loop's contiguous reads of large operands at the next row ("next" is 0 on the last row of
+    // the innermost outer loop: the address stays inside the operand).
+    auto next_row_prefetches = [&](CodeWriter& w, Var var, const LoopGroup& last) {
+      std::vector<std::string> addresses;
+      if (depth == 0 || k.loop_groups.size() < 2 || last.inner.size() != 1) return addresses;
+      if (first.inner.size() + first.reduce.size() != 1) return addresses;
+      const Var row = ir::xvar(static_cast<int32_t>(depth - 1));
+      const Var along = first.reduction ? ir::rvar(0) : ir::xvar(static_cast<int32_t>(depth));
+      if ((first.reduction ? first.reduce.back() : first.inner.back()) != last.inner.back()) return addresses;
+      for (int idx : first.nodes) {
+        const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
+        for (const ir::LoadRef& l : ir::collect_loads(p[node.buffer].body)) {
+          const Buffer& b = p[l.buffer];
+          if (l.masked || residence(l.buffer) != Residence::Memory ||
+              b.numel() * static_cast<int64_t>(dtype_size(b.dtype)) < kPrefetchMinBytes)
+            continue;
+          const Index at = kernel_index(node, l.index);
+          const std::optional<int64_t> stride = lane_stride(at, row);
+          if (lane_stride(at, along) != std::optional<int64_t>(1) || !stride || *stride == 0) continue;
+          const Index here = ir::simplify(ir::substitute(at, {{along, Index::var(var)}}), node.loops.ranges());
+          const std::string address = name(l.buffer) + " + (" + bare(index_cxx(here)) + ") + next * " +
+                                      (*stride < 0 ? "(" + std::to_string(*stride) + ")" : std::to_string(*stride));
+          if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) addresses.push_back(address);
+        }
+      }
+      if (!addresses.empty()) {
+        const std::string r = ir::var_name(row), rows = std::to_string(k.outer[depth - 1]);
+        w.line("const int64_t next = " + r + " + 1 < " + rows + " ? 1 : 0;  // the row prefetched");
+      }
+      return addresses;
+    };
     if (par > 0) loops.raw(parallel_pragma_text(par));
     for (std::size_t i = 0; i < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
     for (const KernelNode& n : k.nodes)
@@ -1036,7 +1070,12 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
         const std::size_t plain = vec ? g.inner.size() - 1 : g.inner.size();
         for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
         if (vec) {
-          auto vector_body = [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, &var); };
+          const std::vector<std::string> prefetches =
+              &g == &k.loop_groups.back() ? next_row_prefetches(loops, var, g) : std::vector<std::string>{};
+          auto vector_body = [&](CodeWriter& w) {
+            for (const std::string& address : prefetches) w.line("__builtin_prefetch(" + address + ", 0, 2);");
+            pointwise_nodes(g.nodes, w, &var);
+          };
           auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, nullptr); };
           const std::optional<StreamPlan> plan = stream_plan(g.nodes, var);
           if (plan) streamed_loop(loops, *plan, ir::var_name(var), "0", std::to_string(g.inner.back()), vector_body, scalar_body);

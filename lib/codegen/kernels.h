@@ -84,6 +84,9 @@ constexpr int64_t kColumnBlock = 1024;
 // page; fetching the piece this many bytes of pieces ahead measured 8.5 -> 4.5-5 ms on the
 // 4096 x 4096 column sum (2 threads).
 constexpr int64_t kPrefetchAheadBytes = int64_t(64) << 10;
+// Operands from this size on are taken to stream from memory rather than sit in a cache: a
+// kernel over rows prefetches the next row of those it reads.
+constexpr int64_t kPrefetchMinBytes = int64_t(4) << 20;
 // The side of the tiles of the 2-D tiled form (§8.2: at least 16 floats a side; 16 KiB of
 // float32 in L1; measured on the 4096 x 4096 transpose-add: 32 -> 87 ms, 64 -> 65 ms, 128 -> 64 ms).
 constexpr int64_t kTile = 64;

@@ -218,6 +218,31 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   EXPECT_FALSE(contains(cs.source, ".stream("));
 }
 
+TEST(Generate, RowKernelsPrefetchTheNextRowInTheirLastLoop) {
+  // A softmax over 8 MiB of rows: the row is read from memory by the max, then worked on in the
+  // cache; the last loop fetches the thread's next row into L2 (no prefetch past the last row).
+  const char* softmax = R"({"format": "stax-graph", "version": 1, "name": "sm",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [ROWS, 1024]}],
+    "nodes": [{"name": "m", "op": "amax", "args": ["x"], "dim": -1, "keepdim": true},
+              {"name": "e", "op": "exp", "args": [{"op": "sub", "args": ["x", "m"]}]},
+              {"name": "s", "op": "sum", "args": ["e"], "dim": -1, "keepdim": true},
+              {"name": "y", "op": "div", "args": ["e", "s"]}],
+    "outputs": ["y"]})";
+  auto with_rows = [&](const std::string& rows) {
+    std::string text = softmax;
+    text.replace(text.find("ROWS"), 4, rows);
+    return generate_json(text, CodegenOptions{}).source;
+  };
+  const std::string big = with_rows("2048");
+  EXPECT_TRUE(contains(big, "    const int64_t next = x0 + 1 < 2048 ? 1 : 0;  // the row prefetched\n"
+                            "    for (int64_t x1 = 0; x1 < 1024 / W * W; x1 += W) {\n"
+                            "      __builtin_prefetch(x + (1024 * x0 + x1) + next * 1024, 0, 2);\n"))
+      << big;
+  EXPECT_EQ(big.find("__builtin_prefetch"), big.rfind("__builtin_prefetch"));  // once: the last loop
+  // 256 KiB of rows stay in the cache: nothing to fetch.
+  EXPECT_FALSE(contains(with_rows("64"), "__builtin_prefetch"));
+}
+
 TEST(Generate, OnlyTheUsedPreludeSections) {
   const GeneratedCode c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.source, "#define STAX_RT_CORE"));

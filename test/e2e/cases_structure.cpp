@@ -48,6 +48,10 @@ std::vector<Case> reduction_cases() {
   // The same for the last loop of a fused row kernel (17.2 MB of softmax rows of 2050, so each
   // row starts at another alignment).
   t.add("streamed softmax rows", {input("x", "float32", "[2100, 2050]")}, {R"({"name": "y", "op": "softmax", "args": ["x"], "dim": -1})"}, {"y"});
+  // Rows of a 3-D batch (5 MB): the last loop prefetches the next row, none past each batch's
+  // last row.
+  t.add("layer norm rows of a batch, prefetched", {input("x", "float32", "[3, 700, 601]")},
+        {R"({"name": "y", "op": "layer_norm", "args": ["x"], "normalized_shape": [601]})"}, {"y"});
   // A long float32 row: accumulated in double, within the default tolerance.
   t.add("long row sum", {input("x", "float32", "[2, 5000]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": -1})"}, {"y"});
   t.add("mean over everything", {input("x", "float32", "[50, 60]")}, {R"({"name": "y", "op": "mean", "args": ["x"]})"}, {"y"});
