@@ -9,6 +9,9 @@
 #     after the suite; every bandwidth is also given as a fraction of its mean.
 # Times are medians of BENCH_REPS calls after warm-up, with buffers allocated once. Bandwidth is
 # each graph's minimum traffic (inputs read once, outputs written once) over the median time.
+# The last columns take instead the traffic of the kernels staxc schedules (`traffic` of
+# --dump-schedule: every kernel's reads and writes, so a value the schedule stores and reads again
+# counts twice): how close the kernels run to the bandwidth on what they do move.
 # Everything runs twice: with libgomp's default OMP_WAIT_POLICY (idle workers spin, which on a
 # 2-vCPU VM can cost milliseconds when a spinning worker holds the core another thread needs)
 # and with OMP_WAIT_POLICY=passive.
@@ -78,6 +81,7 @@ policy_list="$(IFS=,; echo "${policies[*]}")"
 for m in "${models[@]}"; do
   name="$(basename "$m" .json)"
   echo "benchmarking $name" >&2
+  "$staxc" "$m" -o /dev/null --dump-schedule "$work/$name.schedule.json"
   measure "$work/$name.staxc.json" "$staxc" bench "$m" --threads "1,$threads" --omp-wait-policy "$policy_list" \
     --reps "$reps" --json
   for v in "${variants[@]}"; do
@@ -152,9 +156,11 @@ for policy in policies:
                   " / ".join("%.2f" % t["triad_nt_gbs"] for t in tri)))
     cols = [("staxc", "staxc", threads), ("staxc 1T", "staxc", 1), ("--no-fuse", "nofuse", threads),
             ("--isa scalar", "scalar", threads), ("torch eager", "torch", threads)]
-    head = f"{'benchmark':<18}{'MiB':>7} |" + "".join(f"{c[0]:>23} |" for c in cols) + f"{'torch/staxc':>12}"
-    print(head)
-    print(f"{'':<18}{'':>7} |" + "".join(f"{'ms':>8}{'GB/s':>7}{'%tri':>6}  |" for _ in cols))
+    head = f"{'benchmark':<18}{'MiB':>7} |" + "".join(f"{c[0]:>23} |" for c in cols) + f"{'torch/staxc':>12} |"
+    print(head + f"{'scheduled':>13}")
+    print(f"{'':<18}{'':>7} |" + "".join(f"{'ms':>8}{'GB/s':>7}{'%tri':>6}  |" for _ in cols) + f"{'':>12} |" +
+          f"{'MiB':>7}{'%tri':>6}")
+    scheduled_fractions = []
     fractions = {c[0]: [] for c in cols}
     ratios, overhead = [], []
     for name in models:
@@ -181,14 +187,22 @@ for policy in policies:
         ratio = times["torch eager"] / times["staxc"] if times.get("torch eager") and times.get("staxc") else None
         if ratio:
             ratios.append(ratio)
-        line += cell(ratio, "%.2fx", 12)
+        line += cell(ratio, "%.2fx", 12) + " |"
+        sched = load(f"{work}/{name}.schedule.json")
+        sched = sched["traffic"]["total"] if sched else None
+        frac = sched / (times["staxc"] * 1e-3) / 1e9 / ref if sched and times.get("staxc") and ref else None
+        if frac:
+            scheduled_fractions.append(frac)
+        line += cell(sched / 2**20 if sched else None, "%.0f", 7) + cell(frac * 100 if frac else None, "%.0f%%", 6)
         print(line)
     line = f"{'geomean':<18}{'':>7} |"
     for title, _, _ in cols:
         g = geomean(fractions[title])
         line += f"{'':>15}" + cell(g * 100 if g else None, "%.0f%%", 6) + "  |"
     g = geomean(ratios)
-    print(line + cell(g, "%.2fx", 12))
+    line += cell(g, "%.2fx", 12) + " |"
+    g = geomean(scheduled_fractions)
+    print(line + f"{'':>7}" + cell(g * 100 if g else None, "%.0f%%", 6))
     if overhead:
         call = statistics.median(o[0] for o in overhead)
         loop = statistics.median(o[1] for o in overhead)
