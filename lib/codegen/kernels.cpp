@@ -72,8 +72,10 @@ struct Accumulator {
   std::string result;  // expression stored to the buffer
 };
 
-// Fills the placeholders of an Accumulator::update: {v} the value, {p} the flat position.
-std::string fill(const std::string& pattern, const std::string& v, const std::string& pos = "") {
+// Fills the placeholders of an Accumulator::update: {v} the value, {p} the flat position, {c}
+// the column (ColumnAccumulator).
+std::string fill(const std::string& pattern, const std::string& v, const std::string& pos = "",
+                 const std::string& col = "") {
   std::string s;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     if (pattern.compare(i, 3, "{v}") == 0) {
@@ -81,6 +83,9 @@ std::string fill(const std::string& pattern, const std::string& v, const std::st
       i += 2;
     } else if (pattern.compare(i, 3, "{p}") == 0) {
       s += pos;
+      i += 2;
+    } else if (pattern.compare(i, 3, "{c}") == 0) {
+      s += col;
       i += 2;
     } else {
       s.push_back(pattern[i]);
@@ -133,29 +138,62 @@ Accumulator reduction_accumulator(ir::ReduceOp op, DType dt, DType body_dt) {
 }
 
 // The vector form of an accumulator (Proposition 8.1: W lanes, combined at the end): sums,
-// maxima and minima of float and integer values; nothing for the others (the loop stays scalar).
-// `update` is a statement ({v}: the vector value, `acc` the vector accumulator), `combine` folds
-// the lanes into the scalar accumulator `acc` ({v}: the vector accumulator's name).
+// products, maxima and minima of float and integer values (float32 sums and products in
+// float64 lanes, as the scalar accumulator), any/all in a Mask, and argmax/argmin as the best
+// (value, position) per lane; nothing for the others (the loop stays scalar). `update` is a
+// statement ({v}: the vector value, {p}: the lanes' positions for argmax/argmin, `acc` the
+// vector accumulator), `combine` folds the lanes into the scalar accumulator `acc` ({v}: the
+// vector accumulator's name). Operators update in place (`acc += {v}`): the value's text may
+// be a sum or difference itself, and `acc + a - b` would add a to acc before subtracting b.
 struct VecAccumulator {
   std::string type;
   std::string init;
   std::string update;
   std::string combine;
+  std::optional<DType> position = std::nullopt;  // argmax/argmin: the dtype of the positions {p}
 };
 
-std::optional<VecAccumulator> vec_accumulator(ir::ReduceOp op, DType dt, DType body_dt, const std::string& isa) {
+// The dtype of argmax/argmin positions in vector lanes: int32 while every position and the
+// no-position mark (INT32_MAX) fit, so one vector of positions is one register.
+DType position_dtype(const Buffer& b) { return product(b.reduce_ranges) < INT32_MAX ? DType::Int32 : DType::Int64; }
+
+std::optional<VecAccumulator> vec_accumulator(const Buffer& b, const std::string& isa) {
+  const ir::ReduceOp op = b.reduce_op;
+  const DType dt = b.dtype, body_dt = b.body.dtype();
+  switch (op) {
+    case ir::ReduceOp::Any:
+      return VecAccumulator{vec_type(DType::Bool, isa), "false", "acc |= {v};", "acc |= stax_rt::any({v});"};
+    case ir::ReduceOp::All:
+      return VecAccumulator{vec_type(DType::Bool, isa), "true", "acc &= {v};", "acc &= stax_rt::all({v});"};
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin: {
+      // Lanes start at the identity: the value every element beats or ties, at no position.
+      const bool max = op == ir::ReduceOp::ArgMax;
+      const std::string fn = max ? "argmax" : "argmin";
+      const DType pos = position_dtype(b);
+      return VecAccumulator{"stax_rt::ArgLanes<" + cxx_type(body_dt) + ", " + cxx_type(pos) + ", " + isa + ">",
+                            extreme(body_dt, !max), "stax_rt::" + fn + "_update(acc, {v}, {p});",
+                            "stax_rt::" + fn + "_combine(acc, {v});", pos};
+    }
+    default: break;
+  }
   if (dt != body_dt || dt == DType::Bool) return std::nullopt;
   const std::string T = cxx_type(dt);
   const std::string V = vec_type(dt, isa);
   switch (op) {
     case ir::ReduceOp::Sum:
-      if (dt == DType::Float32) {
-        const std::string D = vec_type(DType::Float64, isa);
-        return VecAccumulator{D, "0.0", "acc = acc + stax_rt::convert({v}, stax_rt::VecTag<double>());",
-                              "acc += stax_rt::reduce_sum({v});"};
-      }
-      if (dt == DType::Float64) return VecAccumulator{V, "0.0", "acc = acc + {v};", "acc += stax_rt::reduce_sum({v});"};
-      return VecAccumulator{V, T + "(0)", "acc = acc + {v};", "acc = stax_rt::add<" + T + ">(acc, stax_rt::reduce_sum({v}));"};
+    case ir::ReduceOp::Prod: {
+      // In the scalar accumulator's type (float32 in float64 lanes).
+      const bool sum = op == ir::ReduceOp::Sum;
+      const std::string o = sum ? "+" : "*";
+      const std::string lanes = std::string(sum ? "stax_rt::reduce_sum" : "stax_rt::reduce_prod") + "({v})";
+      if (dt == DType::Float32)
+        return VecAccumulator{vec_type(DType::Float64, isa), sum ? "0.0" : "1.0",
+                              "acc = acc " + o + " stax_rt::convert({v}, stax_rt::VecTag<double>());", "acc " + o + "= " + lanes + ";"};
+      if (dt == DType::Float64) return VecAccumulator{V, sum ? "0.0" : "1.0", "acc " + o + "= {v};", "acc " + o + "= " + lanes + ";"};
+      return VecAccumulator{V, T + (sum ? "(0)" : "(1)"), "acc " + o + "= {v};",
+                            "acc = stax_rt::" + std::string(sum ? "add" : "mul") + "<" + T + ">(acc, " + lanes + ");"};
+    }
     case ir::ReduceOp::Max:
       return VecAccumulator{V, extreme(dt, false), "acc = stax_rt::maximum(acc, {v});",
                             "acc = stax_rt::maximum<" + T + ">(acc, stax_rt::reduce_max({v}));"};
@@ -355,6 +393,47 @@ std::string rename_acc(const std::string& text, const std::string& name) {
     }
   }
   return out;
+}
+
+// The column form of an accumulator (a reduction over a non-innermost dimension, §8.1): one
+// accumulator per column of a block of kColumnBlock columns, in storage `acc` that stays in L1,
+// {c} a column of the block; W adjacent columns load into the vector accumulator `lanes` and
+// store back. `declare` and `store` are statements ({v}: the vector accumulator's name), `init`
+// and `update` statements on column {c} alone (`update` as Accumulator::update), `load` and
+// `result` expressions.
+struct ColumnAccumulator {
+  VecAccumulator lanes;
+  std::string declare;
+  std::string init;
+  std::string load;
+  std::string store;
+  std::string update;
+  std::string result;
+};
+
+std::optional<ColumnAccumulator> column_accumulator(const Buffer& b, const std::string& isa) {
+  std::optional<VecAccumulator> va = vec_accumulator(b, isa);
+  if (!va) return std::nullopt;
+  const std::string N = std::to_string(kColumnBlock);
+  if (va->position) {  // argmax/argmin: values and positions in two arrays
+    const std::string fn = b.reduce_op == ir::ReduceOp::ArgMax ? "argmax" : "argmin";
+    const std::string A = cxx_type(b.body.dtype());
+    return ColumnAccumulator{*va,
+                             "stax_rt::ArgColumns<" + A + ", " + cxx_type(*va->position) + ", " + N + "> acc;",
+                             "acc.clear({c}, " + va->init + ");",
+                             va->type + "::loadu(acc, {c})",
+                             "{v}.storeu(acc, {c});",
+                             "stax_rt::" + fn + "_update(acc, {c}, {v}, {p});",
+                             "acc.index[{c}]"};
+  }
+  const Accumulator acc = reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype());
+  return ColumnAccumulator{*va,
+                           "alignas(64) " + acc.type + " acc[" + N + "];",
+                           "acc[{c}] = " + acc.init + ";",
+                           va->type + "::loadu(acc + ({c}))",
+                           "{v}.storeu(acc + ({c}));",
+                           rename_acc(acc.update, "acc[{c}]"),
+                           rename_acc(acc.result, "acc[{c}]")};
 }
 
 bool kernel_may_fail(const ir::Program& p, const Kernel& k) {
@@ -748,6 +827,21 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     return pragma;
   };
 
+  // The position argmax/argmin report for reduction node n: row-major over its buffer's
+  // reduction ranges (an index of the body, on the buffer's own variables).
+  auto position = [&](const KernelNode& n) {
+    const Buffer& b = p[n.buffer];
+    std::vector<Index> rs;
+    for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
+    return ir::flat_index(rs, b.reduce_ranges);
+  };
+  // The positions of the W lanes along `var` as a vector of `dt` (iota along the reduction
+  // loop, one broadcast position across the columns of a column reduction).
+  auto lane_positions = [&](const KernelNode& n, Var var, DType dt, CodeWriter& w) {
+    VecBodyEmitter body = vec_emitter(n, var);
+    return bare(body.emit(ir::index_value(position(n), dt), w));
+  };
+
   // A reduction group at one point of the outer loops: its inner loops, one accumulator per
   // node (several for a horizontal group, example 7.2), the innermost reduction loop in vector
   // form when it can be, the results stored or kept.
@@ -765,13 +859,14 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       w.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
     }
     // The vector form of the innermost reduction loop: W lane accumulators per node,
-    // combined after the loops (Proposition 8.1); float32 sums in float64 lanes.
+    // combined after the loops (Proposition 8.1); float32 sums and products in float64 lanes,
+    // argmax/argmin as (value, position) lanes.
     const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
     bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
     std::vector<VecAccumulator> vaccs;
     for (int idx : g.nodes) {
       const Buffer& b = p[k.nodes[static_cast<std::size_t>(idx)].buffer];
-      std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
+      std::optional<VecAccumulator> va = vec_accumulator(b, isa);
       if (!va) vec = false;
       else vaccs.push_back(*va);
     }
@@ -781,12 +876,8 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     auto scalar_updates = [&](CodeWriter& w) {
       for (std::size_t j = 0; j < g.nodes.size(); ++j) {
         const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-        const Buffer& b = p[n.buffer];
         const std::string v = emit_body(n, w);
-        // The position argmax/argmin report: row-major over the original reduction ranges.
-        std::vector<Index> rs;
-        for (Var r : b.reduce_vars()) rs.push_back(Index::var(r));
-        const std::string pos = index_cxx(kernel_index(n, ir::flat_index(rs, b.reduce_ranges)));
+        const std::string pos = index_cxx(kernel_index(n, position(n)));
         w.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
       }
     };
@@ -799,7 +890,8 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
                       const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
                       VecBodyEmitter body = vec_emitter(n, rvar);
                       const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
-                      w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v));
+                      const std::string pos = vaccs[j].position ? lane_positions(n, rvar, *vaccs[j].position, w) : "";
+                      w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v, pos));
                     }
                   },
                   scalar_updates);
@@ -892,7 +984,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   // A reduction over a non-innermost dimension (a column sum): its reduction loop reads with a
   // stride, so the vector runs across the contiguous outer loop instead, one lane accumulator
   // per output element (§8.1's reductions across the contiguous dimension, no gathers).
-  std::vector<VecAccumulator> column_accs;
+  std::vector<ColumnAccumulator> column_accs;
   bool vector_columns = !vector_outer && depth > 0 && k.loop_groups.size() == 1 && first.reduction &&
                         first.inner.empty() && !first.reduce.empty() &&
                         !vectorizable(first.nodes, ir::rvar(static_cast<int32_t>(first.reduce.size() - 1)), first.reduce.back()) &&
@@ -901,7 +993,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (!vector_columns) break;
     const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
     const Buffer& b = p[n.buffer];
-    std::optional<VecAccumulator> va = vec_accumulator(b.reduce_op, b.dtype, b.body.dtype(), isa);
+    std::optional<ColumnAccumulator> va = column_accumulator(b, isa);
     vector_columns = va.has_value() && residence(n.buffer) == Residence::Memory &&
                      lane_stride(kernel_index(n, b.write_index()), last_outer) == std::optional<int64_t>(1);
     if (va) column_accs.push_back(*va);
@@ -954,14 +1046,11 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     };
     auto column_block = [&](CodeWriter& w, const std::string& begin, const std::string& end) {
       const std::string col = v + " - " + begin;
-      std::vector<Accumulator> accs;
       for (std::size_t j = 0; j < first.nodes.size(); ++j) {
-        const Buffer& b = p[k.nodes[static_cast<std::size_t>(first.nodes[j])].buffer];
-        accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
         const std::string acc = "vacc" + std::to_string(first.nodes[j]);
-        w.line("alignas(64) " + accs[j].type + " " + acc + "[" + std::to_string(kColumnBlock) + "];");
-        w.line("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") " + acc + "[" + col +
-               "] = " + accs[j].init + ";");
+        w.line(rename_acc(column_accs[j].declare, acc));
+        w.line("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ") " +
+               fill(rename_acc(column_accs[j].init, acc), "", "", col));
       }
       for (std::size_t i = 0; i < first.reduce.size(); ++i) w.open(loop_head("r" + std::to_string(i), first.reduce[i]));
       const std::vector<std::string> prefetches = column_prefetches(w);
@@ -972,27 +1061,31 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
             for (std::size_t j = 0; j < first.nodes.size(); ++j) {
               const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
               const std::string acc = "vacc" + std::to_string(first.nodes[j]);
+              const ColumnAccumulator& ca = column_accs[j];
               const std::string lanes = "t" + std::to_string(temps++);
-              vw.line(column_accs[j].type + " " + lanes + " = " + column_accs[j].type + "::loadu(" + acc + " + (" + col + "));");
+              vw.line(ca.lanes.type + " " + lanes + " = " + fill(rename_acc(ca.load, acc), "", "", col) + ";");
               VecBodyEmitter body = vec_emitter(node, var);
               const std::string value = bare(body.emit(p[node.buffer].body, vw));
-              vw.line(fill(rename_acc(column_accs[j].update, lanes), value));
-              vw.line(lanes + ".storeu(" + acc + " + (" + col + "));");
+              const std::string pos = ca.lanes.position ? lane_positions(node, var, *ca.lanes.position, vw) : "";
+              vw.line(fill(rename_acc(ca.lanes.update, lanes), value, pos));
+              vw.line(fill(rename_acc(ca.store, acc), lanes, "", col));
             }
           },
           [&](CodeWriter& sw) {
             for (std::size_t j = 0; j < first.nodes.size(); ++j) {
               const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
-              const std::string acc = "vacc" + std::to_string(first.nodes[j]) + "[" + col + "]";
-              sw.line(fill(rename_acc(accs[j].update, acc), emit_body(node, sw)));
+              const std::string acc = "vacc" + std::to_string(first.nodes[j]);
+              const std::string value = emit_body(node, sw);
+              const std::string pos = index_cxx(kernel_index(node, position(node)));
+              sw.line(fill(rename_acc(column_accs[j].update, acc), value, pos, col));
             }
           });
       close_loops(w, first.reduce.size());
       w.open("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ")");
       for (std::size_t j = 0; j < first.nodes.size(); ++j) {
         const KernelNode& node = k.nodes[static_cast<std::size_t>(first.nodes[j])];
-        const std::string acc = "vacc" + std::to_string(first.nodes[j]) + "[" + col + "]";
-        w.line(name(node.buffer) + "[" + store_index(node) + "] = " + rename_acc(accs[j].result, acc) + ";");
+        const std::string acc = "vacc" + std::to_string(first.nodes[j]);
+        w.line(name(node.buffer) + "[" + store_index(node) + "] = " + fill(rename_acc(column_accs[j].result, acc), "", "", col) + ";");
       }
       w.close();
     };
