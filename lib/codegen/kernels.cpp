@@ -845,68 +845,81 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   // A reduction group at one point of the outer loops: its inner loops, one accumulator per
   // node (several for a horizontal group, example 7.2), the innermost reduction loop in vector
   // form when it can be, the results stored or kept.
-  auto reduction_group = [&](CodeWriter& w, const LoopGroup& g) {
-    for (std::size_t i = 0; i < g.inner.size(); ++i) w.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
-    // Accumulators: one per node (several for a horizontal group, example 7.2).
+  // The accumulators of a reduction group at one point of the outer loops: one per node
+  // (several for a horizontal group, example 7.2), declared where the group begins, and their
+  // vector form when the innermost reduction loop can take it: W lane accumulators per node,
+  // combined after the loops (Proposition 8.1); float32 sums and products in float64 lanes,
+  // argmax/argmin as (value, position) lanes.
+  struct GroupAccumulators {
+    const LoopGroup* group;
+    Var rvar;
     std::vector<Accumulator> accs;
-    std::vector<std::string> acc_names;
+    std::vector<std::string> names;
+    std::vector<VecAccumulator> vaccs;
+    bool vec;
+  };
+  auto declare_accumulators = [&](CodeWriter& w, const LoopGroup& g) {
+    GroupAccumulators ga{&g, ir::rvar(static_cast<int32_t>(g.reduce.size() - 1)), {}, {}, {}, false};
     for (int idx : g.nodes) {
       const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
       const Buffer& b = p[n.buffer];
       if (b.reduce_op == ir::ReduceOp::ArgMax || b.reduce_op == ir::ReduceOp::ArgMin) sections.insert("reduce");
-      accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
-      acc_names.push_back("acc" + std::to_string(idx));
-      w.line(accs.back().type + " " + acc_names.back() + " = " + accs.back().init + ";");
+      ga.accs.push_back(reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype()));
+      ga.names.push_back("acc" + std::to_string(idx));
+      w.line(ga.accs.back().type + " " + ga.names.back() + " = " + ga.accs.back().init + ";");
     }
-    // The vector form of the innermost reduction loop: W lane accumulators per node,
-    // combined after the loops (Proposition 8.1); float32 sums and products in float64 lanes,
-    // argmax/argmin as (value, position) lanes.
-    const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
-    bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
-    std::vector<VecAccumulator> vaccs;
+    ga.vec = !g.reduce.empty() && vectorizable(g.nodes, ga.rvar, g.reduce.back());
     for (int idx : g.nodes) {
-      const Buffer& b = p[k.nodes[static_cast<std::size_t>(idx)].buffer];
-      std::optional<VecAccumulator> va = vec_accumulator(b, isa);
-      if (!va) vec = false;
-      else vaccs.push_back(*va);
+      std::optional<VecAccumulator> va = vec_accumulator(p[k.nodes[static_cast<std::size_t>(idx)].buffer], isa);
+      if (!va) ga.vec = false;
+      else ga.vaccs.push_back(*va);
     }
-    if (vec)
+    if (ga.vec)
       for (std::size_t j = 0; j < g.nodes.size(); ++j)
-        w.line(vaccs[j].type + " v" + acc_names[j] + "(" + vaccs[j].init + ");");
-    auto scalar_updates = [&](CodeWriter& w) {
-      for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-        const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-        const std::string v = emit_body(n, w);
-        const std::string pos = index_cxx(kernel_index(n, position(n)));
-        w.line(fill(rename_acc(accs[j].update, acc_names[j]), v, pos));
-      }
-    };
-    const std::size_t plain = vec ? g.reduce.size() - 1 : g.reduce.size();
+        w.line(ga.vaccs[j].type + " v" + ga.names[j] + "(" + ga.vaccs[j].init + ");");
+    return ga;
+  };
+  auto scalar_updates = [&](CodeWriter& w, const GroupAccumulators& ga) {
+    for (std::size_t j = 0; j < ga.group->nodes.size(); ++j) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(ga.group->nodes[j])];
+      const std::string v = emit_body(n, w);
+      const std::string pos = index_cxx(kernel_index(n, position(n)));
+      w.line(fill(rename_acc(ga.accs[j].update, ga.names[j]), v, pos));
+    }
+  };
+  auto vector_updates = [&](CodeWriter& w, const GroupAccumulators& ga) {
+    for (std::size_t j = 0; j < ga.group->nodes.size(); ++j) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(ga.group->nodes[j])];
+      VecBodyEmitter body = vec_emitter(n, ga.rvar);
+      const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
+      const std::string pos = ga.vaccs[j].position ? lane_positions(n, ga.rvar, *ga.vaccs[j].position, w) : "";
+      w.line(fill(rename_acc(ga.vaccs[j].update, "v" + ga.names[j]), v, pos));
+    }
+  };
+  // After the reduction loops: the lanes combined, the results stored or kept.
+  auto finish_accumulators = [&](CodeWriter& w, const GroupAccumulators& ga) {
+    if (ga.vec)
+      for (std::size_t j = 0; j < ga.group->nodes.size(); ++j)
+        w.line(fill(rename_acc(ga.vaccs[j].combine, ga.names[j]), "v" + ga.names[j]));
+    for (std::size_t j = 0; j < ga.group->nodes.size(); ++j) {
+      const KernelNode& n = k.nodes[static_cast<std::size_t>(ga.group->nodes[j])];
+      store_value(w, n, rename_acc(ga.accs[j].result, ga.names[j]));
+    }
+  };
+  // A reduction group at one point of the outer loops: its inner loops, the accumulators, the
+  // innermost reduction loop in vector form when it can be, the results stored or kept.
+  auto reduction_group = [&](CodeWriter& w, const LoopGroup& g) {
+    for (std::size_t i = 0; i < g.inner.size(); ++i) w.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
+    const GroupAccumulators ga = declare_accumulators(w, g);
+    const std::size_t plain = ga.vec ? g.reduce.size() - 1 : g.reduce.size();
     for (std::size_t i = 0; i < plain; ++i) w.open(loop_head("r" + std::to_string(i), g.reduce[i]));
-    if (vec) {
-      strip_mined(w, ir::var_name(rvar), "0", std::to_string(g.reduce.back()),
-                  [&](CodeWriter& w) {
-                    for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-                      const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-                      VecBodyEmitter body = vec_emitter(n, rvar);
-                      const std::string v = bare(body.emit(p[n.buffer].body, w));  // an argument
-                      const std::string pos = vaccs[j].position ? lane_positions(n, rvar, *vaccs[j].position, w) : "";
-                      w.line(fill(rename_acc(vaccs[j].update, "v" + acc_names[j]), v, pos));
-                    }
-                  },
-                  scalar_updates);
-    } else {
-      scalar_updates(loops);
-    }
+    if (ga.vec)
+      strip_mined(w, ir::var_name(ga.rvar), "0", std::to_string(g.reduce.back()),
+                  [&](CodeWriter& vw) { vector_updates(vw, ga); }, [&](CodeWriter& sw) { scalar_updates(sw, ga); });
+    else
+      scalar_updates(w, ga);
     close_loops(w, plain);
-    if (vec)
-      for (std::size_t j = 0; j < g.nodes.size(); ++j)
-        w.line(fill(rename_acc(vaccs[j].combine, acc_names[j]), "v" + acc_names[j]));
-    for (std::size_t j = 0; j < g.nodes.size(); ++j) {
-      const KernelNode& n = k.nodes[static_cast<std::size_t>(g.nodes[j])];
-      const std::string result = rename_acc(accs[j].result, acc_names[j]);
-      store_value(w, n, result);
-    }
+    finish_accumulators(w, ga);
     close_loops(w, g.inner.size());
   };
 
@@ -1156,23 +1169,71 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       if (residence(n.buffer) == Residence::Row)
         loops.line("alignas(64) " + cxx_type(p[n.buffer].dtype) + " " + name(n.buffer) + "[" +
                    std::to_string(product(k.loop_groups[static_cast<std::size_t>(n.loop_group)].inner)) + "];");
-    for (const LoopGroup& g : k.loop_groups) {
+    // A reduction group right after a vector pointwise group over the same single loop, that
+    // reads what the pointwise group computes only at the element being computed (Proposition
+    // 7.2 within the row), runs inside the pointwise loop: one pass over the row, not two (a
+    // softmax's exp and its sum).
+    auto absorbs = [&](const LoopGroup& g, const LoopGroup& next, Var var) {
+      if (!next.reduction || !next.inner.empty() || next.reduce.size() != 1 || g.inner.size() != 1 ||
+          next.reduce[0] != g.inner[0] || !vectorizable(next.nodes, ir::rvar(0), next.reduce[0]))
+        return false;
+      std::map<BufferId, Index> written;
+      for (int idx : g.nodes) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+        written.emplace(n.buffer, kernel_index(n, p[n.buffer].write_index()));
+      }
+      const ir::VarRanges ranges = k.nodes[static_cast<std::size_t>(g.nodes.front())].loops.ranges();
+      for (int idx : next.nodes) {
+        const KernelNode& n = k.nodes[static_cast<std::size_t>(idx)];
+        if (!vec_accumulator(p[n.buffer], isa)) return false;
+        for (const ir::LoadRef& l : ir::collect_loads(p[n.buffer].body)) {
+          const auto w = written.find(l.buffer);
+          if (w != written.end() &&
+              ir::simplify(ir::substitute(kernel_index(n, l.index), {{ir::rvar(0), Index::var(var)}}), ranges) != w->second)
+            return false;
+        }
+      }
+      return true;
+    };
+    for (std::size_t gi = 0; gi < k.loop_groups.size(); ++gi) {
+      const LoopGroup& g = k.loop_groups[gi];
       if (!g.reduction) {
         const Var var = ir::xvar(static_cast<int32_t>(depth + g.inner.size() - 1));
         const bool vec = !g.inner.empty() && vectorizable(g.nodes, var, g.inner.back());
         const std::size_t plain = vec ? g.inner.size() - 1 : g.inner.size();
         for (std::size_t i = 0; i < plain; ++i) loops.open(loop_head("x" + std::to_string(depth + i), g.inner[i]));
         if (vec) {
-          const std::vector<std::string> prefetches =
-              &g == &k.loop_groups.back() ? next_row_prefetches(loops, var, g) : std::vector<std::string>{};
+          const LoopGroup* next = gi + 1 < k.loop_groups.size() && absorbs(g, k.loop_groups[gi + 1], var)
+                                      ? &k.loop_groups[gi + 1]
+                                      : nullptr;
+          std::optional<GroupAccumulators> ga;
+          if (next) ga = declare_accumulators(loops, *next);
+          const bool last = &(next ? *next : g) == &k.loop_groups.back();
+          const std::vector<std::string> prefetches = last ? next_row_prefetches(loops, var, g) : std::vector<std::string>{};
+          // The absorbed reduction's body is written on its own variable, here the element's.
+          const std::string at = "const int64_t " + ir::var_name(ir::rvar(0)) + " = " + ir::var_name(var) + ";";
           auto vector_body = [&](CodeWriter& w) {
             for (const std::string& address : prefetches) w.line("__builtin_prefetch(" + address + ", 0, 2);");
             pointwise_nodes(g.nodes, w, &var);
+            if (ga) {
+              w.line(at);
+              vector_updates(w, *ga);
+            }
           };
-          auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(g.nodes, w, nullptr); };
+          auto scalar_body = [&](CodeWriter& w) {
+            pointwise_nodes(g.nodes, w, nullptr);
+            if (ga) {
+              w.line(at);
+              scalar_updates(w, *ga);
+            }
+          };
           const std::optional<StreamPlan> plan = stream_plan(g.nodes, var);
           if (plan) streamed_loop(loops, *plan, ir::var_name(var), "0", std::to_string(g.inner.back()), vector_body, scalar_body);
           else strip_mined(loops, ir::var_name(var), "0", std::to_string(g.inner.back()), vector_body, scalar_body);
+          if (ga) {
+            finish_accumulators(loops, *ga);
+            ++gi;
+          }
         } else {
           pointwise_nodes(g.nodes, loops, nullptr);
         }

@@ -218,7 +218,7 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   EXPECT_FALSE(contains(cs.source, ".stream("));
 }
 
-TEST(Generate, RowKernelsPrefetchTheNextRowInTheirLastLoop) {
+TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   // A softmax over 8 MiB of rows: the row is read from memory by the max, then worked on in the
   // cache; the last loop fetches the thread's next row into L2 (no prefetch past the last row).
   const char* softmax = R"({"format": "stax-graph", "version": 1, "name": "sm",
@@ -239,6 +239,22 @@ TEST(Generate, RowKernelsPrefetchTheNextRowInTheirLastLoop) {
                             "      __builtin_prefetch(x + (1024 * x0 + x1) + next * 1024, 0, 2);\n"))
       << big;
   EXPECT_EQ(big.find("__builtin_prefetch"), big.rfind("__builtin_prefetch"));  // once: the last loop
+  // The sum reads the exp only where the exp loop has just computed it: it runs in that loop
+  // (three passes over the row: max, exp and sum, div), its remainder too.
+  EXPECT_TRUE(contains(big, "      stax_rt::exp(stax_rt::Vec<float, ISA>::loadu(x + (1024 * x0 + x1)) - "
+                            "stax_rt::Vec<float, ISA>(buf1)).storeu(buf2 + (x1));\n"
+                            "      const int64_t r0 = x1;\n"
+                            "      vacc2 = vacc2 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf2 + (r0)), "
+                            "stax_rt::VecTag<double>());\n"
+                            "    }\n"))
+      << big;
+  EXPECT_TRUE(contains(big, "      buf2[x1] = stax_rt::exp(x[1024 * x0 + x1] - buf1);\n"
+                            "      const int64_t r0 = x1;\n"
+                            "      acc2 += static_cast<double>(buf2[r0]);\n"));
+  std::size_t reduction_loops = 0;  // the max's vector loop and remainder alone
+  for (std::size_t at = big.find("for (int64_t r0"); at != std::string::npos; at = big.find("for (int64_t r0", at + 1))
+    ++reduction_loops;
+  EXPECT_EQ(reduction_loops, 2u);
   // 256 KiB of rows stay in the cache: nothing to fetch.
   EXPECT_FALSE(contains(with_rows("64"), "__builtin_prefetch"));
 }
