@@ -259,6 +259,66 @@ TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   EXPECT_FALSE(contains(with_rows("64"), "__builtin_prefetch"));
 }
 
+TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {
+  // argmax over rows: lanes of (value, position) starting at -inf with no position, positions
+  // int32 (they fit), the scalar remainder in the ArgAcc, the lanes folded into it after the
+  // loop (Proposition 8.1). argmin over columns: values and positions of a block's columns in
+  // L1, every lane at the row's one position.
+  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "am",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 100]}],
+    "nodes": [{"name": "i", "op": "argmax", "args": ["x"], "dim": -1},
+              {"name": "j", "op": "argmin", "args": ["x"], "dim": 0}],
+    "outputs": ["i", "j"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(c.source, "    stax_rt::ArgAcc<float> acc0 = stax_rt::arg_init<float>();\n"
+                                 "    stax_rt::ArgLanes<float, int32_t, ISA> vacc0(-stax_rt::inf<float>());\n"
+                                 "    for (int64_t r0 = 0; r0 < 100 / W * W; r0 += W) {\n"
+                                 "      stax_rt::argmax_update(vacc0, stax_rt::Vec<float, ISA>::loadu(x + (100 * x0 + r0)), "
+                                 "stax_rt::Vec<int32_t, ISA>::iota(static_cast<int32_t>(r0)));\n"
+                                 "    }\n"
+                                 "    for (int64_t r0 = 100 / W * W; r0 < 100; ++r0) {\n"
+                                 "      stax_rt::argmax_update<float>(acc0, x[100 * x0 + r0], r0);\n"
+                                 "    }\n"
+                                 "    stax_rt::argmax_combine(acc0, vacc0);\n"
+                                 "    buf1[x0] = acc0.index;\n"))
+      << c.source;
+  EXPECT_TRUE(contains(c.source, "    stax_rt::ArgColumns<float, int32_t, 1024> vacc0;\n"
+                                 "    for (int64_t x0 = b0 * 1024; x0 < e0; ++x0) vacc0.clear(x0 - b0 * 1024, stax_rt::inf<float>());\n"
+                                 "    for (int64_t r0 = 0; r0 < 64; ++r0) {\n"
+                                 "      for (int64_t x0 = b0 * 1024; x0 < b0 * 1024 + (e0 - b0 * 1024) / W * W; x0 += W) {\n"
+                                 "        stax_rt::ArgLanes<float, int32_t, ISA> t0 = stax_rt::ArgLanes<float, int32_t, ISA>::loadu(vacc0, x0 - b0 * 1024);\n"
+                                 "        stax_rt::argmin_update(t0, stax_rt::Vec<float, ISA>::loadu(x + (x0 + 100 * r0)), "
+                                 "stax_rt::Vec<int32_t, ISA>(static_cast<int32_t>(r0)));\n"
+                                 "        t0.storeu(vacc0, x0 - b0 * 1024);\n"
+                                 "      }\n"
+                                 "      for (int64_t x0 = b0 * 1024 + (e0 - b0 * 1024) / W * W; x0 < e0; ++x0) {\n"
+                                 "        stax_rt::argmin_update(vacc0, x0 - b0 * 1024, x[x0 + 100 * r0], r0);\n"
+                                 "      }\n"
+                                 "    }\n"
+                                 "    for (int64_t x0 = b0 * 1024; x0 < e0; ++x0) {\n"
+                                 "      buf2[x0] = vacc0.index[x0 - b0 * 1024];\n"))
+      << c.source;
+  // 2^31 positions do not fit int32 lanes beside the no-position mark: int64 lanes.
+  const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+    "inputs": [{"name": "x", "dtype": "float64", "shape": [1]}],
+    "nodes": [{"name": "i", "op": "argmax", "args": [{"op": "expand", "args": ["x"], "shape": [2147483648]}]}],
+    "outputs": ["i"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(big.source, "stax_rt::ArgLanes<double, int64_t, ISA> vacc0(-stax_rt::inf<double>());")) << big.source;
+  EXPECT_TRUE(contains(big.source, "stax_rt::Vec<int64_t, ISA>::iota(r0)"));
+  // prod, any and all keep vector accumulators too (float32 products in float64 lanes).
+  const GeneratedCode pa = generate_json(R"({"format": "stax-graph", "version": 1, "name": "pa",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 100]}],
+    "nodes": [{"name": "p", "op": "prod", "args": ["x"], "dim": -1},
+              {"name": "a", "op": "any", "args": [{"op": "gt", "args": ["x", 2.0]}], "dim": -1},
+              {"name": "l", "op": "all", "args": [{"op": "lt", "args": ["x", 3.0]}], "dim": -1}],
+    "outputs": ["p", "a", "l"]})", CodegenOptions{});
+  for (const char* line : {"stax_rt::Vec<double, ISA> vacc0(1.0);", "stax_rt::Mask<ISA> vacc1(false);",
+                           "stax_rt::Mask<ISA> vacc2(true);",
+                           "vacc0 = vacc0 * stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (100 * x0 + r0)), "
+                           "stax_rt::VecTag<double>());",
+                           "acc0 *= stax_rt::reduce_prod(vacc0);", "acc1 |= stax_rt::any(vacc1);", "acc2 &= stax_rt::all(vacc2);"})
+    EXPECT_TRUE(contains(pa.source, line)) << line << "\n" << pa.source;
+}
+
 TEST(Generate, OnlyTheUsedPreludeSections) {
   const GeneratedCode c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.source, "#define STAX_RT_CORE"));
