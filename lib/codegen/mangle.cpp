@@ -26,8 +26,8 @@ constexpr std::string_view kKeywords[] = {
 // Names the generated code or the headers it includes give a meaning to (namespaces, locals,
 // lower-case macros of glibc and of GNU dialects), sorted.
 constexpr std::string_view kLibraryNames[] = {
-    "acc", "assert", "err", "errno", "i386", "inputs", "linux", "main", "offsetof", "outputs", "run",
-    "stax_rt", "std", "stderr", "stdin", "stdout", "unix", "va_arg", "va_end", "va_start", "workspace", "ws"};
+    "acc", "ahead", "assert", "err", "errno", "i386", "inputs", "linux", "main", "next", "offsetof", "outputs",
+    "run", "stax_rt", "std", "stderr", "stdin", "stdout", "unix", "va_arg", "va_end", "va_start", "workspace", "ws"};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
@@ -42,11 +42,11 @@ bool all_digits(std::string_view s) {
 // Locals of generated kernels: loop variables x<N>, r<N>, c<N> and temporaries t<N>.
 bool is_local_shape(std::string_view id) {
   // Accumulators (acc3, vacc3), tiles (tile0), loop variables (x0, r1), blocks and their ends (b0, e0),
-  // merged loops (c2) and temporaries (t12).
+  // merged loops (c2), temporaries (t12) and the start of a streamed loop (s0).
   for (std::string_view prefix : {"acc", "vacc", "tile"})
     if (id.size() > prefix.size() && id.substr(0, prefix.size()) == prefix && all_digits(id.substr(prefix.size())))
       return true;
-  return id.size() >= 2 && std::string_view("xrcbet").find(id[0]) != std::string_view::npos && all_digits(id.substr(1));
+  return id.size() >= 2 && std::string_view("xrcbets").find(id[0]) != std::string_view::npos && all_digits(id.substr(1));
 }
 
 // ALL_CAPS names are the macros' namespace (EOF, NULL, INFINITY, M_PI, STAX_OK, ...).

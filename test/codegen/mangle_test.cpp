@@ -27,6 +27,9 @@ TEST(Mangle, KeywordsAndLibraryNamesGetATrailingUnderscore) {
   EXPECT_EQ(mangle("linux"), "linux_");
   EXPECT_EQ(mangle("x0"), "x0_");   // a loop variable of generated code
   EXPECT_EQ(mangle("t12"), "t12_"); // a temporary
+  EXPECT_EQ(mangle("s0"), "s0_");   // the start of a streamed loop
+  EXPECT_EQ(mangle("next"), "next_");    // the row a kernel prefetches
+  EXPECT_EQ(mangle("ahead"), "ahead_");  // the rows a column reduction prefetches
   EXPECT_EQ(mangle("EOF"), "v_EOF");
   EXPECT_EQ(mangle("NULL"), "v_NULL");
   EXPECT_EQ(mangle("X"), "v_X");
