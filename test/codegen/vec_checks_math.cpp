@@ -1,6 +1,6 @@
-// Vector layer: SLEEF transcendentals against long double references (ULP bounds), the
-// activations against the prelude, accurate long sums, vector argmax/argmin, lane maps and
-// checked integer division.
+// Vector layer: the transcendentals (SLEEF's, and the inline float32 exp and erf) against long
+// double references (ULP bounds), the activations against the prelude, accurate long sums,
+// vector argmax/argmin, lane maps and checked integer division.
 #include "vec_checks.h"
 
 namespace vec_checks {
@@ -116,6 +116,93 @@ template <typename T> void transcendentals_of() {
         "pow of a negative base");
   CHECK(stax_rt::tanh(VT(inf)).lane(0) == T(1) && stax_rt::erf(VT(-inf)).lane(0) == T(-1), "tanh(inf), erf(-inf)");
   CHECK(stax_rt::atan2(VT(T(0)), VT(T(-1))).lane(0) == static_cast<T>(3.14159265358979323846L), "atan2(0, -1) = pi");
+}
+
+// float32 exp and erf (inline on AVX2 and AVX-512, stax_vec.h) over a dense sweep of all float32
+// inputs, and where their pieces meet: subnormal results, the overflow and underflow thresholds,
+// the switch points of erf.
+float float_of_bits(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// f over `n` consecutive float32 bit patterns from `first` (stepping by `step`) against ref.
+template <typename VF, typename RF> void float_sweep(const char* what, VF vf, RF ref, uint32_t first, uint32_t step, int n) {
+  float x[64], r[64];
+  double worst = 0;
+  for (int done = 0; done < n; done += 64) {
+    const int k = n - done < 64 ? n - done : 64;
+    for (int i = 0; i < k; ++i) x[i] = float_of_bits(first + static_cast<uint32_t>(done + i) * step);
+    apply1(vf, x, r, k);
+    for (int i = 0; i < k; ++i) {
+      const double e = ulp_error(r[i], ref(static_cast<long double>(x[i])));
+      if (e > worst) worst = e;
+      CHECK(e <= kU10, "%s(%.9g) = %.9g, want %.12Lg (%.3g ULP)", what, double(x[i]), double(r[i]),
+            ref(static_cast<long double>(x[i])), e);
+    }
+  }
+  if (worst > kU10) std::printf("    %s: worst %.3g ULP\n", what, worst);
+}
+
+void float_exp_erf() {
+  using VF = V<float>;
+  const auto vexp = [](VF v) { return stax_rt::exp(v); };
+  const auto verf = [](VF v) { return stax_rt::erf(v); };
+  const auto rexp = [](long double v) { return std::exp(v); };
+  const auto rerf = [](long double v) { return std::erf(v); };
+  // Every 4093rd bit pattern: about a million inputs of every sign and exponent (NaNs included).
+  float_sweep("exp", vexp, rexp, 0, 4093, 1049344);
+  float_sweep("erf", verf, rerf, 0, 4093, 1049344);
+  // Subnormal results: x from ln FLT_MIN = -87.34 down to ln 2^-150 = -103.97 (every 266th
+  // float), then the floats around the underflow threshold.
+  const float flt_min_arg = static_cast<float>(std::log(static_cast<long double>(std::numeric_limits<float>::min())));
+  uint32_t mb;
+  std::memcpy(&mb, &flt_min_arg, sizeof mb);
+  float_sweep("exp subnormal", vexp, rexp, mb, 266, 8192);
+  const float underflow = static_cast<float>(std::log(std::ldexp(1.0L, -150)));  // -103.972076, just above
+  uint32_t ub;
+  std::memcpy(&ub, &underflow, sizeof ub);
+  float_sweep("exp at the underflow threshold", vexp, rexp, ub - 4096, 1, 8192);
+  CHECK(stax_rt::exp(VF(underflow)).lane(0) == std::numeric_limits<float>::denorm_min(), "exp(%.9g) = 2^-149",
+        double(underflow));
+  CHECK(stax_rt::exp(VF(std::nextafter(underflow, -200.0f))).lane(0) == 0.0f, "exp below the underflow threshold");
+  // Overflow: the last float x with e^x below FLT_MAX rounded up, and the first one above.
+  const float overflow = static_cast<float>(std::log(static_cast<long double>(std::numeric_limits<float>::max())));
+  uint32_t ob;
+  std::memcpy(&ob, &overflow, sizeof ob);
+  float_sweep("exp at the overflow threshold", vexp, rexp, ob - 4096, 1, 8192);
+  CHECK(std::isfinite(stax_rt::exp(VF(88.7228317f)).lane(0)) && stax_rt::exp(VF(88.7228394f)).lane(0) == stax_rt::inf<float>(),
+        "exp overflows between 88.7228317 and 88.7228394");
+  CHECK(stax_rt::exp(VF(89.0f)).lane(0) == stax_rt::inf<float>(), "exp(89) = inf");
+  const float big[] = {104.0f, 200.0f, 1e30f, stax_rt::inf<float>()};
+  for (float v : big) {
+    CHECK(stax_rt::exp(VF(v)).lane(0) == stax_rt::inf<float>() && stax_rt::exp(VF(-v)).lane(0) == 0.0f,
+          "exp(+-%g) = inf, 0", double(v));
+  }
+  CHECK(stax_rt::exp(VF(0.0f)).lane(0) == 1.0f && stax_rt::exp(VF(-0.0f)).lane(0) == 1.0f, "exp(+-0) = 1");
+  // erf: 4096 floats on each side of where its pieces meet (0.75, 1.5) and where it saturates (4).
+  const float switches[] = {0.75f, 1.5f, 4.0f, -0.75f, -1.5f, -4.0f};
+  for (float b : switches) {
+    uint32_t bb;
+    std::memcpy(&bb, &b, sizeof bb);
+    float_sweep("erf at a switch point", verf, rerf, bb - 4096, 1, 8192);
+  }
+  // Odd, signed zeros, saturation, NaN.
+  float x[64], r[64], rn[64];
+  Lcg rng(17);
+  for (float& v : x) v = static_cast<float>(rng.uniform(-6, 6));
+  apply1(verf, x, r, 64);
+  for (float& v : x) v = -v;
+  apply1(verf, x, rn, 64);
+  for (int i = 0; i < 64; ++i) CHECK(same_bits(rn[i], -r[i]), "erf(-x) = -erf(x) at x = %.9g", double(-x[i]));
+  CHECK(same_bits(stax_rt::erf(VF(0.0f)).lane(0), 0.0f) && same_bits(stax_rt::erf(VF(-0.0f)).lane(0), -0.0f),
+        "erf(+-0) = +-0");
+  CHECK(stax_rt::erf(VF(stax_rt::inf<float>())).lane(0) == 1.0f && stax_rt::erf(VF(-1e30f)).lane(0) == -1.0f,
+        "erf saturates");
+  CHECK(std::isnan(stax_rt::erf(VF(stax_rt::nan<float>())).lane(0)) &&
+            std::isnan(stax_rt::exp(VF(-stax_rt::nan<float>())).lane(0)),
+        "NaN in, NaN out");
 }
 
 template <typename T> void activations_of() {
@@ -266,6 +353,9 @@ template <typename T> void float_division_of() {
 
 void check_transcendentals() {
   transcendentals_of<float>();
+  // The scalar set keeps the prelude's SLEEF functions, checked by transcendentals_of (SLEEF's
+  // scalar erff is up to 1.94 ULP off for subnormal x, which its sampled domain does not reach).
+  if constexpr (stax_rt::is_simd<Isa>) float_exp_erf();
   transcendentals_of<double>();
 }
 
