@@ -424,7 +424,7 @@ std::optional<ColumnAccumulator> column_accumulator(const Buffer& b, const std::
                              va->type + "::loadu(acc, {c})",
                              "{v}.storeu(acc, {c});",
                              "stax_rt::" + fn + "_update(acc, {c}, {v}, {p});",
-                             "acc.index[{c}]"};
+                             "acc.position({c})"};
   }
   const Accumulator acc = reduction_accumulator(b.reduce_op, b.dtype, b.body.dtype());
   return ColumnAccumulator{*va,

@@ -295,7 +295,7 @@ TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {
                                  "      }\n"
                                  "    }\n"
                                  "    for (int64_t x0 = b0 * 1024; x0 < e0; ++x0) {\n"
-                                 "      buf2[x0] = vacc0.index[x0 - b0 * 1024];\n"))
+                                 "      buf2[x0] = vacc0.position(x0 - b0 * 1024);\n"))
       << c.source;
   // 2^31 positions do not fit int32 lanes beside the no-position mark: int64 lanes.
   const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",

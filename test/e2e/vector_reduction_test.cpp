@@ -53,11 +53,13 @@ std::vector<Case> vector_reduction_cases() {
           {node("y", op, R"({"op": "mul", "args": ["x", 0.0]})", R"(, "dim": -1)")}, {"y"});
     t.add(op + " float32 column ties", {input("x", "float32", "[45, 83]")},
           {node("y", op, R"({"op": "floor", "args": ["x"]})", R"(, "dim": 0)")}, {"y"});
-    // NaN in various lanes: several per row (period 29) or at most one (period 97), in rows and
-    // in columns, float32 and float64.
+    // NaN in various lanes: several per row (period 29), two in the same lane of 8 or 16
+    // (period 48) or at most one (period 97), in rows and in columns, float32 and float64.
     for (const std::string dt : {"float32", "float64"}) {
       t.add(op + " " + dt + " nan every 29th", {input("x", dt, "[6, 83]")},
             {node("y", op, nan_every("x", "[6, 83]", 6 * 83, 29, 5), R"(, "dim": -1)")}, {"y"});
+      t.add(op + " " + dt + " nan every 48th", {input("x", dt, "[6, 83]")},
+            {node("y", op, nan_every("x", "[6, 83]", 6 * 83, 48, 3), R"(, "dim": -1)")}, {"y"});
       t.add(op + " " + dt + " nan every 97th", {input("x", dt, "[6, 83]")},
             {node("y", op, nan_every("x", "[6, 83]", 6 * 83, 97, 40), R"(, "dim": -1)")}, {"y"});
       t.add(op + " " + dt + " column nan", {input("x", dt, "[45, 83]")},

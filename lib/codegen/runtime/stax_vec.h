@@ -1245,8 +1245,8 @@ namespace stax_rt {
 //   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
 //                            propagate NaN
 //   any all                  of a Mask
-//   ArgLanes, argmax/argmin_update/combine   (value, position) per lane by the prelude's
-//                            arg_beats, exact (see the block at the end)
+//   ArgLanes, argmax/argmin_update/combine   the best number and position, and the first
+//                            NaN's position, per lane: exact (see the block at the end)
 
 template <typename T, typename I> inline Vec<T, I>& operator+=(Vec<T, I>& a, Vec<T, I> b) { return a = a + b; }
 template <typename T, typename I> inline Vec<T, I>& operator-=(Vec<T, I>& a, Vec<T, I> b) { return a = a - b; }
@@ -1603,60 +1603,60 @@ template <typename T, typename I> inline ArgAcc<T> argmin_reduce(const VecArgAcc
 }
 
 // ---- argmax/argmin lane accumulators of generated reductions (Proposition 8.1) ----
-// Lane l keeps the best (value, position) pair of the elements it has seen, best by the
-// prelude's rule (arg_beats): NaN above every number and the first NaN among NaNs, the lower
-// position among equal values. That rule is a total order on the pairs, so the lanes may see
-// any elements in any order and combine with each other and with a scalar remainder in any
-// order: the result is the scalar loop's, bit for bit. A lane that has seen nothing holds the
-// identity, `identity` (-inf or INT_MIN for argmax, +inf or INT_MAX for argmin) at position
-// no_position<Ix>, which every element beats (a real element of equal value by its lower
-// position). Positions are Ix: int32_t when every position of the reduction and no_position
-// fit (one register per vector on every set, whatever T), else int64_t.
+// By the prelude's rule (arg_beats) a NaN beats every number and the first NaN wins; among
+// numbers the greater (argmax) wins, and the lower position among equal ones. So lane l keeps,
+// of the elements it has seen, the best number with its position and, apart, the first NaN's
+// position: its answer is that NaN if it has seen one, else the number. Both are extremes of a
+// total order (on (number, position) pairs; on positions), so the lanes may see any elements in
+// any order and combine with each other and with a scalar remainder in any order: the result is
+// the scalar loop's, bit for bit. (Keeping NaN apart leaves each accumulator one compare and one
+// select per vector on its dependency chain.) A lane that has seen no number holds `identity`
+// (-inf or INT_MIN for argmax, +inf or INT_MAX for argmin) at position no_position<Ix>, which
+// every number beats (one equal to it by its lower position). Positions are Ix: int32_t when
+// every position of the reduction and no_position fit (one register per vector on every set,
+// whatever T), else int64_t.
 template <typename Ix> inline constexpr Ix no_position = std::numeric_limits<Ix>::max();
-
-// The lanes where (a, ia) beats (b, ib): the prelude's arg_beats lane by lane.
-template <typename T, typename Ix, typename I>
-inline Mask<I> arg_beats(Vec<T, I> a, Vec<Ix, I> ia, Vec<T, I> b, Vec<Ix, I> ib, bool want_max) {
-  const Mask<I> first = ia < ib;
-  const Mask<I> above = want_max ? b < a : a < b;
-  if constexpr (std::is_floating_point_v<T>) {
-    const Mask<I> a_nan = isnan(a);
-    return above | ((a == b) & first) | (a_nan & (~isnan(b) | first));
-  } else {
-    return above | ((a == b) & first);
-  }
-}
 
 // A column reduction's accumulators for N columns (kept in L1; ArgLanes loads W of them).
 template <typename T, typename Ix, int64_t N> struct ArgColumns {
   alignas(64) T value[N];
   alignas(64) Ix index[N];
+  alignas(64) Ix nan[N];  // floats only
   void clear(int64_t c, T identity) {
     value[c] = identity;
     index[c] = no_position<Ix>;
+    nan[c] = no_position<Ix>;
   }
+  int64_t position(int64_t c) const { return nan[c] != no_position<Ix> ? nan[c] : index[c]; }
 };
 
 template <typename T, typename Ix, typename I> struct ArgLanes {
   Vec<T, I> value;
   Vec<Ix, I> index;
-  ArgLanes(Vec<T, I> v, Vec<Ix, I> i) : value(v), index(i) {}
-  explicit ArgLanes(T identity) : value(identity), index(no_position<Ix>) {}
+  Vec<Ix, I> nan;  // floats only
+  explicit ArgLanes(T identity) : value(identity), index(no_position<Ix>), nan(no_position<Ix>) {}
   // Columns [c, c + W) of a column reduction's accumulators.
   template <int64_t N> static ArgLanes loadu(const ArgColumns<T, Ix, N>& cols, int64_t c) {
-    return ArgLanes(Vec<T, I>::loadu(cols.value + c), Vec<Ix, I>::loadu(cols.index + c));
+    ArgLanes a(T(0));
+    a.value = Vec<T, I>::loadu(cols.value + c);
+    a.index = Vec<Ix, I>::loadu(cols.index + c);
+    if constexpr (std::is_floating_point_v<T>) a.nan = Vec<Ix, I>::loadu(cols.nan + c);
+    return a;
   }
   template <int64_t N> void storeu(ArgColumns<T, Ix, N>& cols, int64_t c) const {
     value.storeu(cols.value + c);
     index.storeu(cols.index + c);
+    if constexpr (std::is_floating_point_v<T>) nan.storeu(cols.nan + c);
   }
 };
 
 template <typename T, typename Ix, typename I>
 inline void arg_update(ArgLanes<T, Ix, I>& acc, Vec<T, I> v, Vec<Ix, I> at, bool want_max) {
-  const Mask<I> take = arg_beats(v, at, acc.value, acc.index, want_max);
-  acc.value = where(take, v, acc.value);
+  const Mask<I> above = want_max ? acc.value < v : v < acc.value;  // false for NaN
+  const Mask<I> take = above | ((v == acc.value) & (at < acc.index));
   acc.index = where(take, at, acc.index);
+  acc.value = where(above, v, acc.value);
+  if constexpr (std::is_floating_point_v<T>) acc.nan = where(isnan(v) & (at < acc.nan), at, acc.nan);
 }
 template <typename T, typename Ix, typename I> inline void argmax_update(ArgLanes<T, Ix, I>& acc, Vec<T, I> v, Vec<Ix, I> at) {
   arg_update(acc, v, at, true);
@@ -1668,9 +1668,12 @@ template <typename T, typename Ix, typename I> inline void argmin_update(ArgLane
 // Column c alone (the columns of a block that fill no vector).
 template <typename T, typename Ix, int64_t N>
 inline void arg_update(ArgColumns<T, Ix, N>& cols, int64_t c, T v, int64_t at, bool want_max) {
-  if (!arg_beats(v, at, cols.value[c], static_cast<int64_t>(cols.index[c]), want_max)) return;
-  cols.value[c] = v;
-  cols.index[c] = static_cast<Ix>(at);
+  if (isnan(v)) {
+    if (at < cols.nan[c]) cols.nan[c] = static_cast<Ix>(at);
+  } else if (arg_beats(v, at, cols.value[c], static_cast<int64_t>(cols.index[c]), want_max)) {
+    cols.value[c] = v;
+    cols.index[c] = static_cast<Ix>(at);
+  }
 }
 template <typename T, typename Ix, int64_t N> inline void argmax_update(ArgColumns<T, Ix, N>& cols, int64_t c, T v, int64_t at) {
   arg_update(cols, c, v, at, true);
@@ -1682,13 +1685,15 @@ template <typename T, typename Ix, int64_t N> inline void argmin_update(ArgColum
 // The lanes folded into a scalar accumulator (which may hold a remainder's elements already).
 template <typename T, typename Ix, typename I> inline void arg_combine(ArgAcc<T>& acc, const ArgLanes<T, Ix, I>& lanes, bool want_max) {
   T value[I::width];
-  Ix at[I::width];
+  Ix at[I::width], nan_at[I::width];
   lanes.value.storeu(value);
   lanes.index.storeu(at);
+  lanes.nan.storeu(nan_at);
   for (int l = 0; l < I::width; ++l) {
-    if (at[l] == no_position<Ix>) continue;
-    if (acc.index < 0 || arg_beats(value[l], static_cast<int64_t>(at[l]), acc.value, acc.index, want_max))
-      acc = ArgAcc<T>{value[l], static_cast<int64_t>(at[l])};
+    ArgAcc<T> best{value[l], at[l]};
+    if (nan_at[l] != no_position<Ix>) best = ArgAcc<T>{stax_rt::nan<T>(), nan_at[l]};
+    else if (at[l] == no_position<Ix>) continue;
+    if (acc.index < 0 || arg_beats(best.value, best.index, acc.value, acc.index, want_max)) acc = best;
   }
 }
 template <typename T, typename Ix, typename I> inline void argmax_combine(ArgAcc<T>& acc, const ArgLanes<T, Ix, I>& lanes) {
