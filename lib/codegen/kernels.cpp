@@ -861,7 +861,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     }
     // The vector form of the innermost reduction loop: W lane accumulators per node,
     // combined after the loops (Proposition 8.1); float32 sums and products in float64 lanes,
-    // argmax/argmin as (value, position) lanes.
+    // argmax/argmin in stax_rt::ArgLanes.
     const Var rvar = ir::rvar(static_cast<int32_t>(g.reduce.size() - 1));
     bool vec = !g.reduce.empty() && vectorizable(g.nodes, rvar, g.reduce.back());
     std::vector<VecAccumulator> vaccs;
