@@ -140,11 +140,12 @@ Accumulator reduction_accumulator(ir::ReduceOp op, DType dt, DType body_dt) {
 // The vector form of an accumulator (Proposition 8.1: W lanes, combined at the end): sums,
 // products, maxima and minima of float and integer values (float32 sums and products in
 // float64 lanes, as the scalar accumulator), any/all in a Mask, and argmax/argmin as the best
-// (value, position) per lane; nothing for the others (the loop stays scalar). `update` is a
-// statement ({v}: the vector value, {p}: the lanes' positions for argmax/argmin, `acc` the
-// vector accumulator), `combine` folds the lanes into the scalar accumulator `acc` ({v}: the
-// vector accumulator's name). Operators update in place (`acc += {v}`): the value's text may
-// be a sum or difference itself, and `acc + a - b` would add a to acc before subtracting b.
+// number and its position and the first NaN's position per lane (stax_rt::ArgLanes); nothing
+// for the others (the loop stays scalar). `update` is a statement ({v}: the vector value, {p}:
+// the lanes' positions for argmax/argmin, `acc` the vector accumulator), `combine` folds the
+// lanes into the scalar accumulator `acc` ({v}: the vector accumulator's name). Operators
+// update in place (`acc += {v}`): the value's text may be a sum or difference itself, and
+// `acc + a - b` would add a to acc before subtracting b.
 struct VecAccumulator {
   std::string type;
   std::string init;
@@ -167,7 +168,7 @@ std::optional<VecAccumulator> vec_accumulator(const Buffer& b, const std::string
       return VecAccumulator{vec_type(DType::Bool, isa), "true", "acc &= {v};", "acc &= stax_rt::all({v});"};
     case ir::ReduceOp::ArgMax:
     case ir::ReduceOp::ArgMin: {
-      // Lanes start at the identity: the value every element beats or ties, at no position.
+      // Lanes start at the identity: the value every number beats or ties, at no position.
       const bool max = op == ir::ReduceOp::ArgMax;
       const std::string fn = max ? "argmax" : "argmin";
       const DType pos = position_dtype(b);
@@ -415,7 +416,7 @@ std::optional<ColumnAccumulator> column_accumulator(const Buffer& b, const std::
   std::optional<VecAccumulator> va = vec_accumulator(b, isa);
   if (!va) return std::nullopt;
   const std::string N = std::to_string(kColumnBlock);
-  if (va->position) {  // argmax/argmin: values and positions in two arrays
+  if (va->position) {  // argmax/argmin: arrays of numbers, positions and first-NaN positions
     const std::string fn = b.reduce_op == ir::ReduceOp::ArgMax ? "argmax" : "argmin";
     const std::string A = cxx_type(b.body.dtype());
     return ColumnAccumulator{*va,
@@ -849,7 +850,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   // (several for a horizontal group, example 7.2), declared where the group begins, and their
   // vector form when the innermost reduction loop can take it: W lane accumulators per node,
   // combined after the loops (Proposition 8.1); float32 sums and products in float64 lanes,
-  // argmax/argmin as (value, position) lanes.
+  // argmax/argmin in stax_rt::ArgLanes.
   struct GroupAccumulators {
     const LoopGroup* group;
     Var rvar;
