@@ -124,6 +124,14 @@ std::vector<Case> vector_reduction_cases() {
         {node("m", "amax", R"("x")", R"(, "dim": -1, "keepdim": true)"),
          node("y", "argmax", R"({"op": "abs", "args": [{"op": "sub", "args": ["x", "m"]}]})", R"(, "dim": -1)")},
         {"y"});
+  // Reductions of a row value that later loops read again (kept in a row-local array): they
+  // run inside the loop that computes it, remainder included, as a softmax's sum does.
+  t.add("reductions in the loop of the value they reduce", {input("x", "float32", "[11, 203]")},
+        {node("m", "amax", R"("x")", R"(, "dim": -1, "keepdim": true)"), R"({"name": "e", "op": "exp", "args": [{"op": "sub", "args": ["x", "m"]}]})",
+         node("s", "sum", R"("e")", R"(, "dim": -1, "keepdim": true)"), node("i", "argmin", R"("e")", R"(, "dim": -1, "keepdim": true)"),
+         node("a", "any", R"({"op": "lt", "args": ["e", 0.05]})", R"(, "dim": -1, "keepdim": true)"),
+         R"({"name": "y", "op": "mul", "args": [{"op": "div", "args": ["e", "s"]}, {"op": "add", "args": ["i", {"op": "to", "args": ["a"], "dtype": "int64"}]}]})"},
+        {"y", "s", "i", "a"});
   // A float64 row sum whose body is a difference: the lanes add the difference as one operand
   // (adding the large minuend to the lanes first would drop what they hold).
   t.add("float64 sum of a difference", {input("x", "float64", "[4, 64]")},
