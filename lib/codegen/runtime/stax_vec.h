@@ -1397,7 +1397,7 @@ template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I
   m = fma(m, u, VF(-0.358058244f));
   m = fma(m, u, VF(0.318273962f));
   const VF mid = fma(u, m, VF(1.52061936e-08f)) + VF(0.888388216f);
-  const VF b = clamp(a, VF(1.5f), VF(4.0f));
+  const VF b = clamp_max(a, VF(4.0f));  // (lanes below 1.5 take another piece)
   VF q(-1.18303742e-05f);
   q = fma(q, b, VF(0.000288847252f));
   q = fma(q, b, VF(-0.00320293964f));
