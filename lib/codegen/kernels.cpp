@@ -799,9 +799,11 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (ir::simplify(base + Index::var(var), stored->loops.ranges()) != written) return std::nullopt;
     return StreamPlan{stored, base};
   };
+  // `fence`: the fence follows the loop (otherwise the caller writes it after a group of such
+  // loops, as the tiled form does once per tile).
   auto streamed_loop = [&](CodeWriter& w, const StreamPlan& sp, const std::string& vname, const std::string& begin,
                            const std::string& end, const std::function<void(CodeWriter&)>& vector_body,
-                           const std::function<void(CodeWriter&)>& scalar_body) {
+                           const std::function<void(CodeWriter&)>& scalar_body, bool fence = true) {
     const std::string ptr = name(sp.node->buffer) + (sp.base.is_const(0) ? "" : " + (" + bare(index_cxx(sp.base)) + ")");
     if (begin == "0") w.line("const int64_t s0 = stax_rt::aligned_start(" + ptr + ", " + end + ");");
     else
@@ -813,7 +815,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     streaming = true;
     strip_mined(w, vname, "s0", end, vector_body, scalar_body);
     streaming = false;
-    w.line("stax_rt::stream_fence();");
+    if (fence) w.line("stax_rt::stream_fence();");
   };
 
   CodeWriter loops;
@@ -930,9 +932,10 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   const LoopGroup& first = k.loop_groups.front();
   for (const KernelNode& n : k.nodes) whole_nest = whole_nest && residence(n.buffer) != Residence::Row;
   // The 2-D tiled form (§8.2): a pointwise nest reading something transposed (contiguous along
-  // the second-to-last loop, strided along the last). Tiles of kTile x kTile: each transposed
-  // read is first copied into an L1 tile, reading its rows contiguously, then the tile is read
-  // contiguously along the last loop, which is vectorized like any other.
+  // the second-to-last loop a, strided along the last b). Tiles of kTile x kTile: each transposed
+  // read is first staged into a tile in L1, its rows read contiguously and transposed in
+  // registers (stax_rt::transpose_tile), then the tile is read contiguously along b, the vector
+  // loop like any other, which also reads the straight operands and stores along b.
   bool tiled = whole_nest && depth >= 2 && k.loop_groups.size() == 1 && !isa.empty() &&
                k.outer[depth - 2] >= kMinVectorTrip && k.outer[depth - 1] >= kMinVectorTrip;
   const Var tile_a = ir::xvar(static_cast<int32_t>(depth >= 2 ? depth - 2 : 0));
@@ -964,9 +967,25 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (!tiled) tiles.clear();
   }
   if (tiled) {
+    sections.insert("vec_transpose");
     const std::string T = std::to_string(kTile);
     const std::string va = ir::var_name(tile_a), vb = ir::var_name(tile_b);
     const int64_t na = k.outer[depth - 2], nb = k.outer[depth - 1];
+    // A transposed read at element (a, b) is rest + a + stride * b (lane_stride: both appear
+    // linearly, a with coefficient 1), rest free of both: its tile's source is `rest + b0 +
+    // stride * b1`, rows `stride` apart. `row` is the text of b.
+    auto source = [&](BufferId id, const Index& at, const KernelNode& n, const std::string& row) {
+      const ir::VarRanges ranges = n.loops.ranges();
+      const Index rest = without_vars(at, {tile_a, tile_b}, ranges);
+      const int64_t stride = *lane_stride(at, tile_b);
+      STAX_ASSERT(ir::simplify(rest + Index::var(tile_a) + Index::var(tile_b) * stride, ranges) == at,
+                  "a tiled read that is not affine in the tile's loops: " + p[id].name);
+      std::vector<std::string> terms;
+      if (!rest.is_const(0)) terms.push_back(bare(index_cxx(rest)));
+      terms.push_back("b0");
+      terms.push_back(std::to_string(stride) + " * " + row);
+      return std::make_pair(name(id) + " + (" + join(terms, " + ") + ")", std::to_string(stride));
+    };
     // Shared among the threads: the outer loops and the row tiles.
     if (par > 0) loops.raw(parallel_pragma_text(depth - 1));
     for (std::size_t i = 0; i + 2 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), k.outer[i]));
@@ -975,19 +994,30 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     loops.line("const int64_t e0 = b0 + " + T + " < " + std::to_string(na) + " ? b0 + " + T + " : " + std::to_string(na) + ";");
     loops.line("const int64_t e1 = b1 + " + T + " < " + std::to_string(nb) + " ? b1 + " + T + " : " + std::to_string(nb) + ";");
     tile_at = "(" + va + " - b0) * " + T + " + (" + vb + " - b1)";
+    // tile[(a - b0) * T + (b - b1)] = the read at (a, b): source rows b, each e0 - b0 long.
     for (const auto& [id, at, node] : transposed) {
       const std::string& tile = tiles.at({id, at});
+      const auto [from, stride] = source(id, at, *node, "b1");
+      loops.line("// " + tile + "[" + tile_at + "] = " + name(id) + "[" + bare(index_cxx(at)) + "]");
       loops.line("alignas(64) " + cxx_type(p[id].dtype) + " " + tile + "[" + std::to_string(kTile * kTile) + "];");
-      loops.open("for (int64_t " + vb + " = b1; " + vb + " < e1; ++" + vb + ")");
-      loops.open("for (int64_t " + va + " = b0; " + va + " < e0; ++" + va + ")");
-      loops.line(tile + "[" + tile_at + "] = " + name(id) + "[" + bare(index_cxx(at)) + "];");
-      loops.close();
-      loops.close();
+      loops.line("stax_rt::transpose_tile<ISA>(" + from + ", " + stride + ", e1 - b1, e0 - b0, " + tile + ", " + T + ");");
     }
+    const std::optional<StreamPlan> plan = stream_plan(first.nodes, tile_b);
     loops.open("for (int64_t " + va + " = b0; " + va + " < e0; ++" + va + ")");
-    strip_mined(loops, vb, "b1", "e1", [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &tile_b); },
-                [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); });
+    // While row a of this tile is computed, row a - b0 of the next tile along b is asked for: its
+    // rows are short runs far apart, which the hardware prefetchers do not guess.
+    if (nb > kTile) {
+      loops.line("const int64_t next = b1 + " + T + " + (" + va + " - b0);  // a row of the next tile");
+      for (const auto& [id, at, node] : transposed)
+        loops.line("if (next < " + std::to_string(nb) + ") stax_rt::prefetch_span(" +
+                   source(id, at, *node, "next").first + ", e0 - b0);");
+    }
+    auto vector_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, &tile_b); };
+    auto scalar_body = [&](CodeWriter& w) { pointwise_nodes(first.nodes, w, nullptr); };
+    if (plan) streamed_loop(loops, *plan, vb, "b1", "e1", vector_body, scalar_body, false);
+    else strip_mined(loops, vb, "b1", "e1", vector_body, scalar_body);
     loops.close();
+    if (plan) loops.line("stax_rt::stream_fence();  // once per tile");
     loops.close();
     loops.close();
     close_loops(loops, depth - 2);

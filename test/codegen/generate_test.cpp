@@ -162,11 +162,15 @@ TEST(Generate, InnermostLoopsAreVectorized) {
     "nodes": [{"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1},
               {"name": "y", "op": "add", "args": ["a", "t"]}],
     "outputs": ["y"]})", CodegenOptions{});
-  EXPECT_TRUE(contains(t.source, "      alignas(64) float tile0[4096];\n"
-                                 "      for (int64_t x1 = b1; x1 < e1; ++x1) {\n"
-                                 "        for (int64_t x0 = b0; x0 < e0; ++x0) {\n"
-                                 "          tile0[(x0 - b0) * 64 + (x1 - b1)] = a[x0 + 64 * x1];\n"))
+  EXPECT_TRUE(contains(t.source, "      // tile0[(x0 - b0) * 64 + (x1 - b1)] = a[x0 + 64 * x1]\n"
+                                 "      alignas(64) float tile0[4096];\n"
+                                 "      stax_rt::transpose_tile<ISA>(a + (b0 + 64 * b1), 64, e1 - b1, e0 - b0, tile0, 64);\n"
+                                 "      for (int64_t x0 = b0; x0 < e0; ++x0) {\n"
+                                 "        for (int64_t x1 = b1; x1 < b1 + (e1 - b1) / W * W; x1 += W) {\n"))
       << t.source;
+  // One tile: nothing to prefetch; a small output: plain stores.
+  EXPECT_FALSE(contains(t.source, "stax_rt::prefetch_span(")) << t.source;
+  EXPECT_FALSE(contains(t.source, "stax_rt::stream_fence();")) << t.source;
   EXPECT_TRUE(contains(t.source, "stax_rt::Vec<float, ISA>::loadu(tile0 + ((x0 - b0) * 64 + (x1 - b1)))")) << t.source;
   // With --isa scalar it is a plain nest.
   EXPECT_FALSE(contains(generate_json(R"({"format": "stax-graph", "version": 1, "name": "tr",
@@ -174,6 +178,31 @@ TEST(Generate, InnermostLoopsAreVectorized) {
     "nodes": [{"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1},
               {"name": "y", "op": "add", "args": ["a", "t"]}],
     "outputs": ["y"]})").source, "tile0"));
+}
+
+TEST(Generate, TiledFormPrefetchesTheNextTileAndStreamsLargeOutputs) {
+  // float64 [3, 1000, 1500] (36 MB out) with two operands read permuted: a tile each, staged
+  // from the operand's rows at the batch position, the next tile's rows asked for while a row is
+  // computed, the output streamed along its rows with one fence per tile.
+  const GeneratedCode g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "bt",
+    "inputs": [{"name": "x", "dtype": "float64", "shape": [3, 1000, 1500]},
+               {"name": "y", "dtype": "float64", "shape": [3, 1500, 1000]},
+               {"name": "w", "dtype": "float64", "shape": [1500, 1000]}],
+    "nodes": [{"name": "t", "op": "permute", "args": ["y"], "dims": [0, 2, 1]},
+              {"name": "d", "op": "sub", "args": ["x", "t"]},
+              {"name": "z", "op": "mul", "args": ["d", {"op": "transpose", "args": ["w"], "dim0": 0, "dim1": 1}]}],
+    "outputs": ["z"]})",
+                                        CodegenOptions{});
+  EXPECT_TRUE(contains(g.source, "stax_rt::transpose_tile<ISA>(y + (1500000 * x0 + b0 + 1000 * b1), 1000, e1 - b1, e0 - b0, tile0, 64);\n"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "stax_rt::transpose_tile<ISA>(w + (b0 + 1000 * b1), 1000, e1 - b1, e0 - b0, tile1, 64);\n"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "          const int64_t next = b1 + 64 + (x1 - b0);  // a row of the next tile\n"
+                                 "          if (next < 1500) stax_rt::prefetch_span(y + (1500000 * x0 + b0 + 1000 * next), e0 - b0);\n"
+                                 "          if (next < 1500) stax_rt::prefetch_span(w + (b0 + 1000 * next), e0 - b0);\n"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, ".stream(buf")) << g.source;
+  EXPECT_TRUE(contains(g.source, "        }\n        stax_rt::stream_fence();  // once per tile\n")) << g.source;
 }
 
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {

@@ -1,4 +1,4 @@
-// Vector layer: loads, stores and tails of every length; masks and bool memory.
+// Vector layer: loads, stores and tails of every length; masks and bool memory; tile transposes.
 #include "vec_checks.h"
 
 #include <sys/mman.h>
@@ -118,6 +118,93 @@ template <typename T> void memory_of() {
   }
 }
 
+
+// transpose_tile against the definition, for shapes around the block size (whole blocks,
+// leftover columns, leftover rows, empty), strides wider than the shape, and bit patterns that
+// a float operation would change (NaN payloads, -0, denormals): the tile must get the bits.
+template <typename T> constexpr int block_size_of() {
+#if defined(STAX_ISA_SCALAR)
+  return 1;
+#else
+  return sizeof(T) == 4 ? 8 : 4;
+#endif
+}
+
+template <typename T> T element_bits(int64_t r, int64_t c) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T special[32];
+    const int n = special_values(special);
+    if ((r + c) % 3 == 0) return special[(r * 7 + c) % n];
+  }
+  return static_cast<T>(r * 1000 + c + 1);
+}
+
+template <typename T> void transposes_of() {
+  static_assert(stax_rt::TransposeBlock<T, Isa>::size == block_size_of<T>(), "block size per element size and set");
+  constexpr int64_t kStride = 37, kTileStride = 41;  // wider than any shape below
+  static T src[kStride * kStride], dst[kTileStride * kTileStride];
+  const int64_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 12, 16, 17, 31, 33};
+  for (int64_t rows : sizes) {
+    for (int64_t cols : sizes) {
+      for (int64_t r = 0; r < kStride; ++r)
+        for (int64_t c = 0; c < kStride; ++c) src[r * kStride + c] = element_bits<T>(r, c);
+      for (int64_t i = 0; i < kTileStride * kTileStride; ++i) dst[i] = sentinel<T>();
+      stax_rt::transpose_tile<Isa>(src, kStride, rows, cols, dst, kTileStride);
+      int wrong = 0, outside = 0;
+      for (int64_t c = 0; c < kTileStride; ++c) {
+        for (int64_t r = 0; r < kTileStride; ++r) {
+          const T got = dst[c * kTileStride + r];
+          if (r < rows && c < cols) wrong += !same_bits(got, src[r * kStride + c]);
+          else outside += !same_bits(got, sentinel<T>());
+        }
+      }
+      CHECK(wrong == 0, "transpose_tile %ld x %ld: %d elements differ from the source", static_cast<long>(rows),
+            static_cast<long>(cols), wrong);
+      CHECK(outside == 0, "transpose_tile %ld x %ld: %d elements written outside the tile", static_cast<long>(rows),
+            static_cast<long>(cols), outside);
+    }
+  }
+  // The block alone, from an unaligned source into an unaligned destination.
+  constexpr int64_t b = block_size_of<T>();
+  for (int64_t i = 0; i < kTileStride * kTileStride; ++i) dst[i] = sentinel<T>();
+  stax_rt::TransposeBlock<T, Isa>::run(src + kStride + 1, kStride, dst + 3, kTileStride);
+  for (int64_t r = 0; r < b; ++r)
+    for (int64_t c = 0; c < b; ++c)
+      CHECK(same_bits(dst[3 + c * kTileStride + r], src[(r + 1) * kStride + c + 1]), "block element (%ld, %ld)",
+            static_cast<long>(r), static_cast<long>(c));
+  CHECK(same_bits(dst[2], sentinel<T>()) && same_bits(dst[3 + b], sentinel<T>()), "block wrote outside");
+}
+
+// bool tiles take the element-wise form.
+void transposes_of_bool() {
+  static_assert(stax_rt::TransposeBlock<bool, Isa>::size == 1, "bools one at a time");
+  bool src[5 * 3], dst[3 * 6];
+  for (int i = 0; i < 15; ++i) src[i] = i % 3 == 1 || i == 7;
+  for (bool& d : dst) d = true;
+  stax_rt::transpose_tile<Isa>(src, 3, 5, 3, dst, 6);
+  for (int c = 0; c < 3; ++c) {
+    for (int r = 0; r < 6; ++r)
+      CHECK(dst[c * 6 + r] == (r < 5 ? src[r * 3 + c] : true), "bool tile (%d, %d)", r, c);
+  }
+}
+
+// prefetch_span only hints: over a whole page between guard pages, from an unaligned start, and
+// for nothing, it neither faults nor changes a byte.
+void prefetches() {
+  GuardedPage g;
+  CHECK(g.base != nullptr, "mmap of guard pages");
+  if (g.base == nullptr) return;
+  for (std::size_t i = 0; i < g.page; ++i) g.begin()[i] = static_cast<unsigned char>(i * 13);
+  const auto* f = reinterpret_cast<const float*>(g.begin());
+  const int64_t floats = static_cast<int64_t>(g.page / sizeof(float));
+  stax_rt::prefetch_span(f, floats);
+  stax_rt::prefetch_span(f + 3, floats - 3);
+  stax_rt::prefetch_span(g.begin() + 1, static_cast<int64_t>(g.page) - 1);
+  stax_rt::prefetch_span(f + floats, 0);
+  int changed = 0;
+  for (std::size_t i = 0; i < g.page; ++i) changed += g.begin()[i] != static_cast<unsigned char>(i * 13);
+  CHECK(changed == 0, "prefetch_span changed %d bytes", changed);
+}
 }  // namespace
 
 void check_memory() {
@@ -132,6 +219,12 @@ void check_memory() {
   masked_loads_of<double>();
   masked_loads_of<int32_t>();
   masked_loads_of<int64_t>();
+  transposes_of<float>();
+  transposes_of<double>();
+  transposes_of<int32_t>();
+  transposes_of<int64_t>();
+  transposes_of_bool();
+  prefetches();
 }
 
 void check_masks() {

@@ -43,6 +43,26 @@ std::vector<Case> reduction_cases() {
   t.add("transposed float64 twice", {input("y", "float64", "[20, 33]")},
         {R"({"name": "t", "op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1})",
          R"({"name": "z", "op": "sub", "args": [{"op": "exp", "args": ["t"]}, "t"]})"}, {"z"});
+  // Staging in registers (8 x 8 blocks of 4-byte and 4 x 4 of 8-byte elements, the rows and
+  // columns left over one at a time), the next tile prefetched: edges of every remainder, each
+  // dtype, a batched permute, two transposed operands, a bool one, a streamed output whose rows
+  // start at every alignment.
+  t.add("transpose add tiled 130 x 67", {input("x", "float32", "[130, 67]"), input("y", "float32", "[67, 130]")},
+        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  t.add("transpose tiled int32 100 x 203", {input("x", "int32", "[100, 203]"), input("y", "int32", "[203, 100]")},
+        {R"({"name": "z", "op": "mul", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  t.add("transpose tiled int64 70 x 129", {input("x", "int64", "[70, 129]"), input("y", "int64", "[129, 70]")},
+        {R"({"name": "z", "op": "sub", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  t.add("permute tiled float64 2 x 150 x 67", {input("x", "float64", "[2, 150, 67]"), input("y", "float64", "[2, 67, 150]")},
+        {R"({"name": "z", "op": "add", "args": ["x", {"op": "permute", "args": ["y"], "dims": [0, 2, 1]}]})"}, {"z"});
+  t.add("two transposed operands", {input("x", "float32", "[90, 140]"), input("y", "float32", "[90, 140]")},
+        {R"({"name": "a", "op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1})",
+         R"({"name": "b", "op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1})",
+         R"({"name": "z", "op": "add", "args": [{"op": "mul", "args": ["a", "b"]}, 1.5]})"}, {"z"});
+  t.add("transposed bool mask", {input("m", "bool", "[81, 70]"), input("x", "float32", "[70, 81]")},
+        {R"({"name": "z", "op": "where", "args": [{"op": "transpose", "args": ["m"], "dim0": 0, "dim1": 1}, "x", -1.0]})"}, {"z"});
+  t.add("streamed transpose add 2050 x 2100", {input("x", "float32", "[2050, 2100]"), input("y", "float32", "[2100, 2050]")},
+        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
   // An output of 16.8 MB from one long loop: written with non-temporal stores after a plain
   // head up to the 64-byte boundary, with a plain remainder.
   t.add("streamed large output", {input("s0", "float32", "[4100, 1025]")}, {R"({"name": "y", "op": "mul", "args": ["s0", 3.0]})"}, {"y"});

@@ -1706,4 +1706,128 @@ template <typename T, typename Ix, typename I> inline void argmin_combine(ArgAcc
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC
+
+// @section vec_transpose requires vec
+#ifndef STAX_RT_VEC_TRANSPOSE
+#define STAX_RT_VEC_TRANSPOSE
+namespace {
+namespace stax_rt {
+
+// ---- tile transposes (the 2-D tiled form of §8.2) ----
+// A kernel reading an operand transposed stages each tile of it through a local array:
+// transpose_tile reads the operand's rows contiguously and writes the tile's rows, so that the
+// kernel then reads the tile contiguously along its vector loop. The transposition is done in
+// registers, TransposeBlock<T, I>::size x size elements at a time: 8 x 8 for 4-byte elements
+// (float, int32_t) and 4 x 4 for 8-byte ones (double, int64_t) in 256-bit registers, for AVX2
+// and AVX-512 alike (staging is bound by memory, not by shuffles); one element for the scalar
+// set and for bool. The shuffles move bits: NaN payloads and signed zeros come through.
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size.
+template <typename T, typename I> struct TransposeBlock {
+  static constexpr int size = 1;
+  static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
+};
+
+#if defined(__AVX__)
+// 8 x 8 four-byte lanes: pairs interleaved (unpack), then quadruples (shuffle), then the
+// 128-bit halves exchanged (permute): 24 shuffles for 64 elements.
+template <typename T> struct AvxTranspose8x8 {
+  static_assert(sizeof(T) == 4, "8 x 8 blocks of 4-byte elements");
+  static constexpr int size = 8;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    const float* s = reinterpret_cast<const float*>(src);
+    float* d = reinterpret_cast<float*>(dst);
+    // Named registers, not arrays (an array of them is spilled to the stack at -O2).
+    const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + src_stride),
+                 r2 = _mm256_loadu_ps(s + 2 * src_stride), r3 = _mm256_loadu_ps(s + 3 * src_stride),
+                 r4 = _mm256_loadu_ps(s + 4 * src_stride), r5 = _mm256_loadu_ps(s + 5 * src_stride),
+                 r6 = _mm256_loadu_ps(s + 6 * src_stride), r7 = _mm256_loadu_ps(s + 7 * src_stride);
+    // Pairs of rows interleaved: t0 = r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5], t1 the
+    // other lanes.
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    // Quadruples: u0 = column 0 of rows 0-3 | column 4 of them, u1 columns 1 | 5, ...; u4-u7
+    // the same of rows 4-7.
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    // Column j: the low halves of u_j and u_j+4; column j + 4: their high halves.
+    _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + dst_stride, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * dst_stride, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * dst_stride, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * dst_stride, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * dst_stride, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * dst_stride, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * dst_stride, _mm256_permute2f128_ps(u3, u7, 0x31));
+  }
+};
+
+// 4 x 4 eight-byte lanes: pairs interleaved, then the 128-bit halves exchanged.
+template <typename T> struct AvxTranspose4x4 {
+  static_assert(sizeof(T) == 8, "4 x 4 blocks of 8-byte elements");
+  static constexpr int size = 4;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    const double* s = reinterpret_cast<const double*>(src);
+    double* d = reinterpret_cast<double*>(dst);
+    const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + src_stride),
+                  r2 = _mm256_loadu_pd(s + 2 * src_stride), r3 = _mm256_loadu_pd(s + 3 * src_stride);
+    // t0 = r0[0] r1[0] | r0[2] r1[2], t1 = r0[1] r1[1] | r0[3] r1[3]; column j: low halves of t_j and
+    // t_j+2, column j + 2: their high halves.
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(d + dst_stride, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(d + 2 * dst_stride, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(d + 3 * dst_stride, _mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+};
+
+template <> struct TransposeBlock<float, IsaAvx2> : AvxTranspose8x8<float> {};
+template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {};
+template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
+template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
+template <> struct TransposeBlock<float, IsaAvx512> : AvxTranspose8x8<float> {};
+template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t> {};
+template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
+template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
+#endif
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols: whole blocks along
+// each group of `size` source rows (each row read contiguously), the columns and rows left over
+// one element at a time. Nothing else of dst is written.
+template <typename I, typename T>
+inline void transpose_tile(const T* src, int64_t src_stride, int64_t rows, int64_t cols, T* dst, int64_t dst_stride) {
+  using Block = TransposeBlock<T, I>;
+  constexpr int64_t b = Block::size;
+  // Bounds computed, not carried from one loop into the next (which draws false
+  // -Waggressive-loop-optimizations warnings when the sizes are constants).
+  const int64_t block_rows = rows / b * b, block_cols = cols / b * b;
+  for (int64_t r = 0; r < block_rows; r += b) {
+    for (int64_t c = 0; c < block_cols; c += b)
+      Block::run(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+    for (int64_t c = block_cols; c < cols; ++c)
+      for (int64_t i = r; i < r + b; ++i) dst[c * dst_stride + i] = src[i * src_stride + c];
+  }
+  for (int64_t r = block_rows; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[c * dst_stride + r] = src[r * src_stride + c];
+}
+
+// Asks for the cache lines of p[0, n) ahead of their use: the rows of the next tile, which the
+// hardware prefetchers cannot guess (short runs far apart). A hint: it never faults and changes
+// no value. Always inlined: GCC takes a function that only prefetches for a const one and drops
+// its calls, whose results nothing uses.
+template <typename T> __attribute__((always_inline)) inline void prefetch_span(const T* p, int64_t n) {
+  const char* bytes = reinterpret_cast<const char*>(p);
+  const int64_t size = n * static_cast<int64_t>(sizeof(T));
+  for (int64_t i = 0; i < size; i += 64) __builtin_prefetch(bytes + i);
+  if (size > 0) __builtin_prefetch(bytes + size - 1);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC_TRANSPOSE
 // @end-sections
