@@ -235,11 +235,12 @@ template <typename T> void activations_of() {
   }
 }
 
-// The accuracy bar: a sum of 2^27 float32 values within 1e-5 relative of double. One
-// running float per lane cannot do it (the check below shows so); BlockedSum can.
+// The accuracy bar of long sums: 2^27 float32 values within 1e-5 relative of double. One running
+// float per lane cannot do it (the check below shows so); float64 lanes, the accumulators of
+// generated float32 sums, can.
 void long_float_sums() {
   const int64_t n = int64_t(1) << 27;
-  stax_rt::BlockedSum<float, Isa> blocked;
+  V<double> lanes(0.0);
   V<float> naive(0.0f);
   double exact = 0;
   // Values 1 + k/1024 for k = i mod 1024 (exact in float), summed in double analytically.
@@ -247,16 +248,16 @@ void long_float_sums() {
   V<float> v = V<float>::iota(0.0f) * V<float>(1.0f / 1024.0f) + V<float>(1.0f);
   int64_t k = 0;
   for (int64_t i = 0; i < n; i += W) {
-    blocked.add(v);
+    lanes = lanes + stax_rt::convert(v, stax_rt::VecTag<double>());
     naive += v;
     k += W;
     v = v + step;
     if (k == 1024) v = v - V<float>(1.0f), k = 0;
   }
   for (int64_t j = 0; j < 1024; ++j) exact += (1.0 + static_cast<double>(j) / 1024.0) * static_cast<double>(n / 1024);
-  const double got = blocked.partial();
+  const double got = stax_rt::reduce_sum(lanes);
   const double naive_sum = static_cast<double>(stax_rt::reduce_sum(naive));
-  CHECK(std::fabs(got - exact) <= 1e-5 * exact, "blocked sum of 2^27: %.17g, exact %.17g", got, exact);
+  CHECK(std::fabs(got - exact) <= 1e-5 * exact, "float64-lane sum of 2^27: %.17g, exact %.17g", got, exact);
   CHECK(std::fabs(naive_sum - exact) > 1e-5 * exact, "one running float per lane should drift (%.17g vs %.17g)",
         naive_sum, exact);
   // The mean of the same values, through the same sum.
@@ -273,25 +274,31 @@ template <typename T> void arg_reductions_of() {
         if (variant >= 2) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
         if (variant == 3) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
       }
-      stax_rt::VecArgAcc<T, Isa> amax, amin;
+      // Whole vectors in int32-position lanes, the rest in the scalar accumulators they fold
+      // into, as generated row reductions do.
+      using Lim = std::numeric_limits<T>;
+      const T lowest = Lim::has_infinity ? -Lim::infinity() : Lim::min();
+      const T highest = Lim::has_infinity ? Lim::infinity() : Lim::max();
+      stax_rt::ArgLanes<T, int32_t, Isa> amax(lowest), amin(highest);
       int i = 0;
       for (; i + W <= n; i += W) {
         const V<T> v = V<T>::loadu(x + i);
-        const V<int64_t> idx = V<int64_t>::iota(i);
-        stax_rt::argmax_update(amax, v, idx, M(true));
-        stax_rt::argmin_update(amin, v, idx, M(true));
+        const V<int32_t> at = V<int32_t>::iota(i);
+        stax_rt::argmax_update(amax, v, at);
+        stax_rt::argmin_update(amin, v, at);
       }
-      if (i < n) {
-        const V<T> v = V<T>::loadu(x + i, n - i);
-        stax_rt::argmax_update(amax, v, V<int64_t>::iota(i), M::first(n - i));
-        stax_rt::argmin_update(amin, v, V<int64_t>::iota(i), M::first(n - i));
+      stax_rt::ArgAcc<T> got_max = stax_rt::arg_init<T>(), got_min = stax_rt::arg_init<T>();
+      for (; i < n; ++i) {
+        stax_rt::argmax_update(got_max, x[i], i);
+        stax_rt::argmin_update(got_min, x[i], i);
       }
+      stax_rt::argmax_combine(got_max, amax);
+      stax_rt::argmin_combine(got_min, amin);
       stax_rt::ArgAcc<T> want_max = stax_rt::arg_init<T>(), want_min = stax_rt::arg_init<T>();
       for (int j = 0; j < n; ++j) {
         stax_rt::argmax_update(want_max, x[j], j);
         stax_rt::argmin_update(want_min, x[j], j);
       }
-      const stax_rt::ArgAcc<T> got_max = stax_rt::argmax_reduce(amax), got_min = stax_rt::argmin_reduce(amin);
       CHECK(got_max.index == want_max.index, "argmax of %d (variant %d): %lld, want %lld", n, variant,
             static_cast<long long>(got_max.index), static_cast<long long>(want_max.index));
       CHECK(got_min.index == want_min.index, "argmin of %d (variant %d): %lld, want %lld", n, variant,

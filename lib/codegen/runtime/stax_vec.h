@@ -1543,65 +1543,6 @@ template <typename T, typename I> inline T reduce_min(Vec<T, I> a) {
   return r;
 }
 
-// A long float sum that stays accurate: W lane accumulators (Proposition 8.1) each add at most
-// kBlock vectors in T, then the block joins a double accumulator. For float32 the relative error
-// is about kBlock * 2^-24 in the worst case, independent of the length (one running float over
-// 2^27 values can lose everything). Partial sums of threads combine through partial().
-template <typename T, typename I> struct BlockedSum {
-  static constexpr int kBlock = 64;
-  Vec<T, I> block{T(0)};
-  Vec<double, I> total{0.0};
-  int count = 0;
-  void add(Vec<T, I> x) {
-    block = block + x;
-    if (++count == kBlock) flush();
-  }
-  void flush() {
-    total = total + cast<double>(block);
-    block = Vec<T, I>(T(0));
-    count = 0;
-  }
-  double partial() {
-    flush();
-    return reduce_sum(total);
-  }
-};
-
-// argmax/argmin with W lane accumulators: lane l keeps the best (value, index) of the elements
-// it saw. The rule is the prelude's (ArgAcc): NaN wins over any number, the first NaN stays,
-// ties keep the lower index, since each lane sees its indices in increasing order. Index -1
-// marks an empty lane. arg_reduce combines the lanes with argmax_combine/argmin_combine.
-template <typename T, typename I> struct VecArgAcc {
-  Vec<T, I> value{T(0)};
-  Vec<int64_t, I> index{int64_t(-1)};
-};
-template <typename T, typename I>
-inline void argmax_update(VecArgAcc<T, I>& acc, Vec<T, I> v, Vec<int64_t, I> idx, Mask<I> active) {
-  const Mask<I> empty = acc.index < Vec<int64_t, I>(int64_t(0));
-  const Mask<I> beats = (v > acc.value) | (isnan(v) & ~isnan(acc.value));
-  const Mask<I> take = active & (empty | beats);
-  acc.value = where(take, v, acc.value);
-  acc.index = where(take, idx, acc.index);
-}
-template <typename T, typename I>
-inline void argmin_update(VecArgAcc<T, I>& acc, Vec<T, I> v, Vec<int64_t, I> idx, Mask<I> active) {
-  const Mask<I> empty = acc.index < Vec<int64_t, I>(int64_t(0));
-  const Mask<I> beats = (v < acc.value) | (isnan(v) & ~isnan(acc.value));
-  const Mask<I> take = active & (empty | beats);
-  acc.value = where(take, v, acc.value);
-  acc.index = where(take, idx, acc.index);
-}
-template <typename T, typename I> inline ArgAcc<T> argmax_reduce(const VecArgAcc<T, I>& acc) {
-  ArgAcc<T> r = arg_init<T>();
-  for (int i = 0; i < I::width; ++i) argmax_combine(r, ArgAcc<T>{acc.value.lane(i), acc.index.lane(i)});
-  return r;
-}
-template <typename T, typename I> inline ArgAcc<T> argmin_reduce(const VecArgAcc<T, I>& acc) {
-  ArgAcc<T> r = arg_init<T>();
-  for (int i = 0; i < I::width; ++i) argmin_combine(r, ArgAcc<T>{acc.value.lane(i), acc.index.lane(i)});
-  return r;
-}
-
 // ---- argmax/argmin lane accumulators of generated reductions (Proposition 8.1) ----
 // By the prelude's rule (arg_beats) a NaN beats every number and the first NaN wins; among
 // numbers the greater (argmax) wins, and the lower position among equal ones. So lane l keeps,
