@@ -818,6 +818,15 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     if (fence) w.line("stax_rt::stream_fence();");
   };
 
+  // The address `count` rows further on of the load of `id` at `at`, rows `stride` elements
+  // apart, added to `addresses` once (what a prefetch asks for).
+  auto add_prefetch = [&](std::vector<std::string>& addresses, BufferId id, const Index& at, const std::string& count,
+                          int64_t stride) {
+    const std::string address = name(id) + " + (" + bare(index_cxx(at)) + ") + " + count + " * " +
+                                (stride < 0 ? "(" + std::to_string(stride) + ")" : std::to_string(stride));
+    if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) addresses.push_back(address);
+  };
+
   CodeWriter loops;
   auto parallel_pragma_text = [&](std::size_t collapse) {
     std::string pragma = mode == ParallelMode::Shared ? "#pragma omp for" : "#pragma omp parallel for";
@@ -1076,9 +1085,7 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
           if (l.masked || lane_stride(at, var) != std::optional<int64_t>(1) || !stride || std::abs(*stride) <= piece)
             continue;  // rows read one after the other: the hardware prefetcher follows them
           ahead = std::max<int64_t>(ahead, std::max<int64_t>(1, kPrefetchAheadBytes / (piece * size)));
-          const std::string address = name(l.buffer) + " + (" + bare(index_cxx(at)) + ") + ahead * " +
-                                      (*stride < 0 ? "(" + std::to_string(*stride) + ")" : std::to_string(*stride));
-          if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) addresses.push_back(address);
+          add_prefetch(addresses, l.buffer, at, "ahead", *stride);
         }
       }
       if (!addresses.empty()) {
@@ -1182,10 +1189,8 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
           const Index at = kernel_index(node, l.index);
           const std::optional<int64_t> stride = lane_stride(at, row);
           if (lane_stride(at, along) != std::optional<int64_t>(1) || !stride || *stride == 0) continue;
-          const Index here = ir::simplify(ir::substitute(at, {{along, Index::var(var)}}), node.loops.ranges());
-          const std::string address = name(l.buffer) + " + (" + bare(index_cxx(here)) + ") + next * " +
-                                      (*stride < 0 ? "(" + std::to_string(*stride) + ")" : std::to_string(*stride));
-          if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) addresses.push_back(address);
+          add_prefetch(addresses, l.buffer, ir::simplify(ir::substitute(at, {{along, Index::var(var)}}), node.loops.ranges()),
+                       "next", *stride);
         }
       }
       if (!addresses.empty()) {
