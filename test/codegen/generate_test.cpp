@@ -162,6 +162,10 @@ TEST(Generate, InnermostLoopsAreVectorized) {
     "nodes": [{"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1},
               {"name": "y", "op": "add", "args": ["a", "t"]}],
     "outputs": ["y"]})", CodegenOptions{});
+  // 64 is a whole number of tiles: their ends are constants.
+  EXPECT_TRUE(contains(t.source, "      const int64_t e0 = b0 + 64;\n"
+                                 "      const int64_t e1 = b1 + 64;\n"))
+      << t.source;
   EXPECT_TRUE(contains(t.source, "      // tile0[(x0 - b0) * 64 + (x1 - b1)] = a[x0 + 64 * x1]\n"
                                  "      alignas(64) float tile0[4096];\n"
                                  "      stax_rt::transpose_tile<ISA>(a + (b0 + 64 * b1), 64, e1 - b1, e0 - b0, tile0, 64);\n"
@@ -195,6 +199,9 @@ TEST(Generate, TiledFormPrefetchesTheNextTileAndStreamsLargeOutputs) {
                                         CodegenOptions{});
   EXPECT_TRUE(contains(g.source, "stax_rt::transpose_tile<ISA>(y + (1500000 * x0 + b0 + 1000 * b1), 1000, e1 - b1, e0 - b0, tile0, 64);\n"))
       << g.source;
+  // 1000 and 1500 end in partial tiles.
+  EXPECT_TRUE(contains(g.source, "const int64_t e0 = b0 + 64 < 1000 ? b0 + 64 : 1000;\n")) << g.source;
+  EXPECT_TRUE(contains(g.source, "const int64_t e1 = b1 + 64 < 1500 ? b1 + 64 : 1500;\n")) << g.source;
   EXPECT_TRUE(contains(g.source, "stax_rt::transpose_tile<ISA>(w + (b0 + 1000 * b1), 1000, e1 - b1, e0 - b0, tile1, 64);\n"))
       << g.source;
   EXPECT_TRUE(contains(g.source, "          const int64_t next = b1 + 64 + (x1 - b0);  // a row of the next tile\n"

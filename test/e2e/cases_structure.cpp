@@ -34,8 +34,10 @@ std::vector<Case> reduction_cases() {
   t.add("column amax and amin", {input("x", "float32", "[37, 531]")},
         {R"({"name": "a", "op": "amax", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "amin", "args": ["x"], "dim": 0})"}, {"a", "b"});
   t.add("column sum float64 over two dims", {input("x", "float64", "[5, 7, 300]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": [0, 1]})"}, {"y"});
-  // The 2-D tiled form (64 x 64 tiles, partial tiles at both edges): a transposed operand, a
-  // batched one, and a transposed float64 operand read twice.
+  // The 2-D tiled form (64 x 64 tiles, whole ones only, partial tiles at both edges): a
+  // transposed operand, a batched one, and a transposed float64 operand read twice.
+  t.add("transpose add in whole tiles 128 x 192", {input("x", "float32", "[128, 192]"), input("y", "float32", "[192, 128]")},
+        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
   t.add("transpose add tiled 70 x 45", {input("x", "float32", "[70, 45]"), input("y", "float32", "[45, 70]")},
         {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
   t.add("batched transpose mul tiled", {input("x", "float32", "[3, 40, 130]"), input("y", "float32", "[3, 130, 40]")},
