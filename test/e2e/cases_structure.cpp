@@ -34,12 +34,19 @@ std::vector<Case> reduction_cases() {
   t.add("column amax and amin", {input("x", "float32", "[37, 531]")},
         {R"({"name": "a", "op": "amax", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "amin", "args": ["x"], "dim": 0})"}, {"a", "b"});
   t.add("column sum float64 over two dims", {input("x", "float64", "[5, 7, 300]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": [0, 1]})"}, {"y"});
+  // z = OP(x, y^T) with x [rows, cols] and y [cols, rows] of one dtype.
+  auto transposed_operand = [&](const std::string& title, const std::string& op, const std::string& dtype,
+                                int rows, int cols) {
+    const std::string r = std::to_string(rows), c = std::to_string(cols);
+    t.add(title, {input("x", dtype, "[" + r + ", " + c + "]"), input("y", dtype, "[" + c + ", " + r + "]")},
+          {R"({"name": "z", "op": ")" + op +
+           R"(", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"},
+          {"z"});
+  };
   // The 2-D tiled form (64 x 64 tiles, whole ones only, partial tiles at both edges): a
   // transposed operand, a batched one, and a transposed float64 operand read twice.
-  t.add("transpose add in whole tiles 128 x 192", {input("x", "float32", "[128, 192]"), input("y", "float32", "[192, 128]")},
-        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
-  t.add("transpose add tiled 70 x 45", {input("x", "float32", "[70, 45]"), input("y", "float32", "[45, 70]")},
-        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  transposed_operand("transpose add in whole tiles 128 x 192", "add", "float32", 128, 192);
+  transposed_operand("transpose add tiled 70 x 45", "add", "float32", 70, 45);
   t.add("batched transpose mul tiled", {input("x", "float32", "[3, 40, 130]"), input("y", "float32", "[3, 130, 40]")},
         {R"({"name": "z", "op": "mul", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 1, "dim1": 2}]})"}, {"z"});
   t.add("transposed float64 twice", {input("y", "float64", "[20, 33]")},
@@ -49,12 +56,9 @@ std::vector<Case> reduction_cases() {
   // columns left over one at a time), the next tile prefetched: edges of every remainder, each
   // dtype, a batched permute, two transposed operands, a bool one, a streamed output whose rows
   // start at every alignment.
-  t.add("transpose add tiled 130 x 67", {input("x", "float32", "[130, 67]"), input("y", "float32", "[67, 130]")},
-        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
-  t.add("transpose tiled int32 100 x 203", {input("x", "int32", "[100, 203]"), input("y", "int32", "[203, 100]")},
-        {R"({"name": "z", "op": "mul", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
-  t.add("transpose tiled int64 70 x 129", {input("x", "int64", "[70, 129]"), input("y", "int64", "[129, 70]")},
-        {R"({"name": "z", "op": "sub", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  transposed_operand("transpose add tiled 130 x 67", "add", "float32", 130, 67);
+  transposed_operand("transpose tiled int32 100 x 203", "mul", "int32", 100, 203);
+  transposed_operand("transpose tiled int64 70 x 129", "sub", "int64", 70, 129);
   t.add("permute tiled float64 2 x 150 x 67", {input("x", "float64", "[2, 150, 67]"), input("y", "float64", "[2, 67, 150]")},
         {R"({"name": "z", "op": "add", "args": ["x", {"op": "permute", "args": ["y"], "dims": [0, 2, 1]}]})"}, {"z"});
   t.add("two transposed operands", {input("x", "float32", "[90, 140]"), input("y", "float32", "[90, 140]")},
@@ -63,8 +67,7 @@ std::vector<Case> reduction_cases() {
          R"({"name": "z", "op": "add", "args": [{"op": "mul", "args": ["a", "b"]}, 1.5]})"}, {"z"});
   t.add("transposed bool mask", {input("m", "bool", "[81, 70]"), input("x", "float32", "[70, 81]")},
         {R"({"name": "z", "op": "where", "args": [{"op": "transpose", "args": ["m"], "dim0": 0, "dim1": 1}, "x", -1.0]})"}, {"z"});
-  t.add("streamed transpose add 2050 x 2100", {input("x", "float32", "[2050, 2100]"), input("y", "float32", "[2100, 2050]")},
-        {R"({"name": "z", "op": "add", "args": ["x", {"op": "transpose", "args": ["y"], "dim0": 0, "dim1": 1}]})"}, {"z"});
+  transposed_operand("streamed transpose add 2050 x 2100", "add", "float32", 2050, 2100);
   // An output of 16.8 MB from one long loop: written with non-temporal stores after a plain
   // head up to the 64-byte boundary, with a plain remainder.
   t.add("streamed large output", {input("s0", "float32", "[4100, 1025]")}, {R"({"name": "y", "op": "mul", "args": ["s0", 3.0]})"}, {"y"});
