@@ -1359,9 +1359,17 @@ template <typename I> inline ExpSplitF32<I> exp_split_f32(Vec<float, I> x) {
 // on x = 0 and replaced by 0 at the end: their product would underflow, and a result that
 // underflows costs a microcode assist of over a hundred cycles on some processors (a masked
 // softmax, half its lanes -inf, ran at half speed).
+// When every lane has |x| < 86 (the common case), n is in [-125, 125] and p in [0.7, 1.42], so
+// p * 2^n is normal and is formed exactly by adding n to p's exponent field: the same bits as the
+// general path in a third fewer instructions (exp over the float32 numbers of |x| < 86 checked
+// bit for bit against it). A NaN lane fails the test and takes the general path.
 template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> exp(Vec<float, I> x) {
   using VF = Vec<float, I>;
   using VI = Vec<int32_t, I>;
+  if (all(abs(x) < VF(86.0f))) {
+    const ExpSplitF32<I> s = exp_split_f32(x);
+    return bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23));
+  }
   const Mask<I> zero = x < VF(-103.98f);
   const ExpSplitF32<I> s = exp_split_f32(where(zero, VF(0.0f), clamp_max(x, VF(89.0f))));
   // The biased exponents (n>>1) + 127 and n - (n>>1) + 127, from m = n + 254.
@@ -1403,18 +1411,20 @@ template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I
   m = fma(m, u, VF(0.318273962f));
   const VF mid = fma(u, m, VF(1.52061936e-08f)) + VF(0.888388216f);
   const VF b = clamp_max(a, VF(4.0f));  // (lanes below 1.5 take another piece)
-  VF q(-1.18303742e-05f);
-  q = fma(q, b, VF(0.000288847252f));
-  q = fma(q, b, VF(-0.00320293964f));
-  q = fma(q, b, VF(0.0215881318f));
-  q = fma(q, b, VF(-0.100645147f));
-  q = fma(q, b, VF(-0.643134356f));
-  q = fma(q, b, VF(-1.12262511f));
-  q = fma(q, b, VF(-0.00188033027f));
+  // q by Estrin's grouping (three dependent steps after b^2, against Horner's seven): this piece
+  // is the longest chain of the function, and a shorter one lets the next lanes' work overlap.
+  const VF b2 = b * b;
+  const VF q01 = fma(b, VF(-1.12262511f), VF(-0.00188033027f));
+  const VF q23 = fma(b, VF(-0.100645147f), VF(-0.643134356f));
+  const VF q45 = fma(b, VF(-0.00320293964f), VF(0.0215881318f));
+  const VF q67 = fma(b, VF(-1.18303742e-05f), VF(0.000288847252f));
+  const VF q = fma(b2 * b2, fma(b2, q67, q45), fma(b2, q23, q01));
   const ExpSplitF32<I> s = exp_split_f32(q);  // q in [-18, -3]: 2^n is normal
   const VF large = VF(1.0f) - s.p * bit_cast_f32(shift_left(s.n + Vec<int32_t, I>(127), 23));
+  // The outer pieces are positive: x's sign bit goes onto them.
   const VF outer = where(a < VF(1.5f), mid, large);
-  return where(a < VF(0.75f), small, where(x < VF(0.0f), -outer, outer));
+  const Vec<int32_t, I> sign = bit_cast_i32(x) & Vec<int32_t, I>(INT32_MIN);
+  return where(a < VF(0.75f), small, bit_cast_f32(bit_cast_i32(outer) ^ sign));
 }
 
 // cast<To>(v): see the table above. From a Vec to bool gives a Mask; from a Mask, 0/1.
