@@ -1315,8 +1315,9 @@ template <typename T, typename I> inline Vec<T, I> log1p(Vec<T, I> x) {
 }
 
 // ---- float32 exp and erf, inline for AVX2 and AVX-512 (the scalar set keeps the prelude's) ----
-// Written once over the Vec operations and the per-set bit casts and shifts, branch-free: every
-// lane runs the same instructions, special lanes are fixed by clamping and selects.
+// Written once over the Vec operations and the per-set bit casts and shifts. Every lane runs the
+// same instructions, special lanes are fixed by clamping and selects; exp alone branches, once
+// per vector, to a shorter path when no lane is special.
 template <typename I> inline constexpr bool is_simd = !std::is_same_v<I, IsaScalar>;
 
 // e^x = p * 2^n for |x| < 2^22 (NaN gives a NaN p), by Cody-Waite reduction x = n ln2 + r:
