@@ -1176,17 +1176,17 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
     }
   } else {
     // A kernel over rows reads each row from memory in its first loop, then works on it in the
-    // cache; while its last loop runs, the row the thread takes next is fetched into L2, so that
-    // the memory keeps streaming through the passes that compute. The addresses: the first
+    // cache; while a later loop runs (`host` below), the row the thread takes next is fetched
+    // into L2, so that the memory keeps streaming through the passes that compute. The addresses: the first
     // loop's contiguous reads of large operands at the next row ("next" is 0 on the last row of
     // the innermost outer loop: the address stays inside the operand).
-    auto next_row_prefetches = [&](CodeWriter& w, Var var, const LoopGroup& last) {
+    auto next_row_prefetches = [&](CodeWriter& w, Var var, const LoopGroup& g) {
       std::vector<std::string> addresses;
-      if (depth == 0 || k.loop_groups.size() < 2 || last.inner.size() != 1) return addresses;
+      if (depth == 0 || k.loop_groups.size() < 2 || g.inner.size() != 1) return addresses;
       if (first.inner.size() + first.reduce.size() != 1) return addresses;
       const Var row = ir::xvar(static_cast<int32_t>(depth - 1));
       const Var along = first.reduction ? ir::rvar(0) : ir::xvar(static_cast<int32_t>(depth));
-      if ((first.reduction ? first.reduce.back() : first.inner.back()) != last.inner.back()) return addresses;
+      if ((first.reduction ? first.reduce.back() : first.inner.back()) != g.inner.back()) return addresses;
       for (int idx : first.nodes) {
         const KernelNode& node = k.nodes[static_cast<std::size_t>(idx)];
         for (const ir::LoadRef& l : ir::collect_loads(p[node.buffer].body)) {
@@ -1239,6 +1239,22 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
       }
       return true;
     };
+    // The loop that asks for the next row: the last, or where loops after the first compute
+    // transcendentals, the latest of those computing the most of them, so that the memory
+    // streams the next row while the longest pass runs (a softmax's exp pass, not its division).
+    std::size_t host = k.loop_groups.size() - 1;
+    std::size_t most = 0;
+    for (std::size_t gi = 1; gi < k.loop_groups.size(); ++gi) {
+      if (k.loop_groups[gi].reduction) continue;
+      std::size_t expensive = 0;
+      for (int idx : k.loop_groups[gi].nodes)
+        for (const ir::Expr& e : ir::topo_order(p[k.nodes[static_cast<std::size_t>(idx)].buffer].body))
+          expensive += ir::is_expensive(e.op()) ? 1 : 0;
+      if (expensive > 0 && expensive >= most) {
+        most = expensive;
+        host = gi;
+      }
+    }
     for (std::size_t gi = 0; gi < k.loop_groups.size(); ++gi) {
       const LoopGroup& g = k.loop_groups[gi];
       if (!g.reduction) {
@@ -1252,8 +1268,8 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
                                       : nullptr;
           std::optional<GroupAccumulators> ga;
           if (next) ga = declare_accumulators(loops, *next);
-          const bool last = &(next ? *next : g) == &k.loop_groups.back();
-          const std::vector<std::string> prefetches = last ? next_row_prefetches(loops, var, g) : std::vector<std::string>{};
+          const bool hosts = gi == host || (next != nullptr && gi + 1 == host);
+          const std::vector<std::string> prefetches = hosts ? next_row_prefetches(loops, var, g) : std::vector<std::string>{};
           // The absorbed reduction's body is written on its own variable, here the element's.
           const std::string at = "const int64_t " + ir::var_name(ir::rvar(0)) + " = " + ir::var_name(var) + ";";
           auto vector_body = [&](CodeWriter& w) {

@@ -1,6 +1,7 @@
 // Value expressions: nodes, checked factories, traversal and one-line printing.
 #include "stax/ir/expr.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,14 @@ int expr_op_arity(ExprOp op) {
 #undef STAX_EXPR_OP
   }
   return 0;
+}
+
+bool is_expensive(ExprOp op) {
+  static constexpr ExprOp kExpensive[] = {
+      ExprOp::Exp,  ExprOp::Exp2, ExprOp::Expm1, ExprOp::Log,  ExprOp::Log2,    ExprOp::Log10, ExprOp::Log1p,
+      ExprOp::Sin,  ExprOp::Cos,  ExprOp::Tan,   ExprOp::Asin, ExprOp::Acos,    ExprOp::Atan,  ExprOp::Sinh,
+      ExprOp::Cosh, ExprOp::Tanh, ExprOp::Erf,   ExprOp::Erfc, ExprOp::Sigmoid, ExprOp::Pow,   ExprOp::Atan2};
+  return std::find(std::begin(kExpensive), std::end(kExpensive), op) != std::end(kExpensive);
 }
 
 ExprOp Expr::op() const { return node_->op; }

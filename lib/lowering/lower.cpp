@@ -45,69 +45,6 @@ bool is_view(const Value& v) {
   return v.kind == ValueKind::Node && graph::op_category(v.op) == OpCategory::View;
 }
 
-bool is_expensive_op(ir::ExprOp op) {
-  switch (op) {
-      case ir::ExprOp::Exp:
-      case ir::ExprOp::Exp2:
-      case ir::ExprOp::Expm1:
-      case ir::ExprOp::Log:
-      case ir::ExprOp::Log2:
-      case ir::ExprOp::Log10:
-      case ir::ExprOp::Log1p:
-      case ir::ExprOp::Sin:
-      case ir::ExprOp::Cos:
-      case ir::ExprOp::Tan:
-      case ir::ExprOp::Asin:
-      case ir::ExprOp::Acos:
-      case ir::ExprOp::Atan:
-      case ir::ExprOp::Sinh:
-      case ir::ExprOp::Cosh:
-      case ir::ExprOp::Tanh:
-      case ir::ExprOp::Sigmoid:
-      case ir::ExprOp::Erf:
-      case ir::ExprOp::Erfc:
-      case ir::ExprOp::Pow:
-    case ir::ExprOp::Atan2: return true;
-      case ir::ExprOp::Load:
-      case ir::ExprOp::Constant:
-      case ir::ExprOp::IndexValue:
-      case ir::ExprOp::Neg:
-      case ir::ExprOp::Abs:
-      case ir::ExprOp::Sign:
-      case ir::ExprOp::Floor:
-      case ir::ExprOp::Ceil:
-      case ir::ExprOp::Round:
-      case ir::ExprOp::Trunc:
-      case ir::ExprOp::BitwiseNot:
-      case ir::ExprOp::Sqrt:
-      case ir::ExprOp::IsNan:
-      case ir::ExprOp::IsInf:
-      case ir::ExprOp::IsFinite:
-      case ir::ExprOp::Cast:
-      case ir::ExprOp::Add:
-      case ir::ExprOp::Sub:
-      case ir::ExprOp::Mul:
-      case ir::ExprOp::Div:
-      case ir::ExprOp::FloorDiv:
-      case ir::ExprOp::TruncDiv:
-      case ir::ExprOp::Remainder:
-      case ir::ExprOp::Maximum:
-      case ir::ExprOp::Minimum:
-      case ir::ExprOp::BitwiseAnd:
-      case ir::ExprOp::BitwiseOr:
-      case ir::ExprOp::BitwiseXor:
-      case ir::ExprOp::Eq:
-      case ir::ExprOp::Ne:
-      case ir::ExprOp::Lt:
-      case ir::ExprOp::Le:
-      case ir::ExprOp::Gt:
-      case ir::ExprOp::Ge:
-      case ir::ExprOp::Where:
-    case ir::ExprOp::Masked: return false;
-  }
-  return false;
-}
-
 Expr scalar_const(const graph::Scalar& s, DType dt) {
   if (is_floating(dt)) return ir::float_const(dt, s.as_double());
   if (dt == DType::Bool) {
@@ -336,7 +273,7 @@ bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
   for (const Expr& e : nodes) {
     if (e.op() == ir::ExprOp::Load && std::find(read.begin(), read.end(), e.buffer()) == read.end())
       read.push_back(e.buffer());
-    expensive = expensive || is_expensive_op(e.op());
+    expensive = expensive || ir::is_expensive(e.op());
   }
   return expensive || read.size() > kMaxReads || nodes.size() > kLargeBody;
 }

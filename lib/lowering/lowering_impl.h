@@ -113,7 +113,6 @@ bool is_view(const graph::Value& v);
 // An integer division or remainder node: it fails on a zero divisor, so it is computed even
 // when nothing reads it.
 bool may_fail(const graph::Value& v);
-bool is_expensive_op(ir::ExprOp op);  // CPU rule 1 (§6.6)
 // (x - sum / count)^2: the second pass of var/std.
 Expr var_deviation_squared(const Expr& x, const Expr& sum, double count);
 // exp(x - shift(max)): the second pass of logsumexp.

@@ -256,7 +256,8 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
 
 TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   // A softmax over 8 MiB of rows: the row is read from memory by the max, then worked on in the
-  // cache; the last loop fetches the thread's next row into L2 (no prefetch past the last row).
+  // cache; the exp loop, the longest, fetches the thread's next row into L2 (no prefetch past the
+  // last row), the division after it does not.
   const char* softmax = R"({"format": "stax-graph", "version": 1, "name": "sm",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [ROWS, 1024]}],
     "nodes": [{"name": "m", "op": "amax", "args": ["x"], "dim": -1, "keepdim": true},
@@ -272,9 +273,10 @@ TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   const std::string big = with_rows("2048");
   EXPECT_TRUE(contains(big, "    const int64_t next = x0 + 1 < 2048 ? 1 : 0;  // the row prefetched\n"
                             "    for (int64_t x1 = 0; x1 < 1024 / W * W; x1 += W) {\n"
-                            "      __builtin_prefetch(x + (1024 * x0 + x1) + next * 1024, 0, 2);\n"))
+                            "      __builtin_prefetch(x + (1024 * x0 + x1) + next * 1024, 0, 2);\n"
+                            "      stax_rt::exp("))
       << big;
-  EXPECT_EQ(big.find("__builtin_prefetch"), big.rfind("__builtin_prefetch"));  // once: the last loop
+  EXPECT_EQ(big.find("__builtin_prefetch"), big.rfind("__builtin_prefetch"));  // once: the exp loop
   // The sum reads the exp only where the exp loop has just computed it: it runs in that loop
   // (three passes over the row: max, exp and sum, div), its remainder too.
   EXPECT_TRUE(contains(big, "      stax_rt::exp(stax_rt::Vec<float, ISA>::loadu(x + (1024 * x0 + x1)) - "
@@ -293,6 +295,18 @@ TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   EXPECT_EQ(reduction_loops, 2u);
   // 256 KiB of rows stay in the cache: nothing to fetch.
   EXPECT_FALSE(contains(with_rows("64"), "__builtin_prefetch"));
+  // Without transcendentals the last loop asks for the next row: a layer norm's normalization,
+  // after both of its reductions.
+  const std::string ln = generate_json(R"({"format": "stax-graph", "version": 1, "name": "ln",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [2048, 1024]}],
+    "nodes": [{"name": "m", "op": "mean", "args": ["x"], "dim": -1, "keepdim": true},
+              {"name": "d", "op": "sub", "args": ["x", "m"]},
+              {"name": "v", "op": "mean", "args": [{"op": "mul", "args": ["d", "d"]}], "dim": -1, "keepdim": true},
+              {"name": "y", "op": "mul", "args": ["d", {"op": "rsqrt", "args": [{"op": "add", "args": ["v", 1e-5]}]}]}],
+    "outputs": ["y"]})", CodegenOptions{}).source;
+  ASSERT_NE(ln.find("__builtin_prefetch"), std::string::npos) << ln;
+  EXPECT_EQ(ln.find("__builtin_prefetch"), ln.rfind("__builtin_prefetch")) << ln;
+  EXPECT_GT(ln.find("__builtin_prefetch"), ln.rfind("for (int64_t r0")) << ln;
 }
 
 TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {

@@ -56,6 +56,9 @@ enum class ExprOp : unsigned char {
 
 std::string_view expr_op_name(ExprOp op);
 int expr_op_arity(ExprOp op);
+// A transcendental op (exp, log, the trigonometric and hyperbolic functions, erf, sigmoid, pow,
+// ...): what CPU rule 1 of §6.6 calls expensive, and what the code generator weighs a loop by.
+bool is_expensive(ExprOp op);
 
 // Index of a buffer in Program::buffers.
 using BufferId = int32_t;
