@@ -1372,6 +1372,7 @@ template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I
     return bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23));
   }
   const Mask<I> zero = x < VF(-103.98f);
+  if (all(zero)) return VF(0.0f);  // (the masked lanes of an attention mask come in runs)
   const ExpSplitF32<I> s = exp_split_f32(where(zero, VF(0.0f), clamp_max(x, VF(89.0f))));
   // The biased exponents (n>>1) + 127 and n - (n>>1) + 127, from m = n + 254.
   const VI m = s.n + VI(254), e1 = shift_right_arith(m, 1);
