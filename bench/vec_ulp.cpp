@@ -1,7 +1,8 @@
-// The accuracy of the vector layer's inline float32 exp and erf over every float32 input (the
-// figures quoted in lib/codegen/runtime/stax_vec.h and docs/generated-code.md), against double
-// std::exp and std::erf, in ULPs of the float32 binade of the reference (the subnormal ULP below
-// FLT_MIN); a result that must round to +-inf must be +-inf, a NaN reference must give a NaN.
+// The accuracy of the vector layer's inline float32 exp, erf and tanh over every float32 input
+// (the figures quoted in lib/codegen/runtime/stax_vec.h and docs/generated-code.md), against
+// double std::exp, std::erf and std::tanh, in ULPs of the float32 binade of the reference (the
+// subnormal ULP below FLT_MIN); a result that must round to +-inf must be +-inf, a NaN reference
+// must give a NaN.
 // It also checks that exp's fast path (every lane |x| < 86) gives the general path's bits.
 //
 //   g++ -std=c++17 -O2 -march=native -fopenmp -I lib/codegen/runtime bench/vec_ulp.cpp -lsleef -o vec_ulp
@@ -48,19 +49,21 @@ VF exp_general(VF x) {
 }  // namespace
 
 int main() {
-  Worst exp_worst, erf_worst;
+  Worst exp_worst, erf_worst, tanh_worst;
   long fast_vectors = 0, fast_mismatches = 0;
   for (uint64_t base = 0; base < (uint64_t{1} << 32); base += W) {
     alignas(64) uint32_t bits[W];
     for (int i = 0; i < W; ++i) bits[i] = static_cast<uint32_t>(base + static_cast<uint64_t>(i));
     const VF x = stax_rt::bit_cast_f32(VI::loadu(reinterpret_cast<const int32_t*>(bits)));
-    alignas(64) float xs[W], e[W], f[W];
+    alignas(64) float xs[W], e[W], f[W], h[W];
     x.storeu(xs);
     stax_rt::exp(x).storeu(e);
     stax_rt::erf(x).storeu(f);
+    stax_rt::tanh(x).storeu(h);
     for (int i = 0; i < W; ++i) {
       exp_worst.see(ulp_error(e[i], std::exp(static_cast<double>(xs[i]))), xs[i]);
       erf_worst.see(ulp_error(f[i], std::erf(static_cast<double>(xs[i]))), xs[i]);
+      tanh_worst.see(ulp_error(h[i], std::tanh(static_cast<double>(xs[i]))), xs[i]);
     }
     if (stax_rt::all(stax_rt::abs(x) < VF(86.0f))) {
       alignas(64) float g[W];
@@ -71,7 +74,8 @@ int main() {
   }
   std::printf("exp: at most %.4f ULP (at %.9g)\n", exp_worst.ulp, static_cast<double>(exp_worst.at));
   std::printf("erf: at most %.4f ULP (at %.9g)\n", erf_worst.ulp, static_cast<double>(erf_worst.at));
+  std::printf("tanh: at most %.4f ULP (at %.9g)\n", tanh_worst.ulp, static_cast<double>(tanh_worst.at));
   std::printf("exp fast path: %ld vectors with every |x| < 86, %ld differ from the general path\n", fast_vectors,
               fast_mismatches);
-  return exp_worst.ulp <= 1.0 && erf_worst.ulp <= 1.0 && fast_mismatches == 0 ? 0 : 1;
+  return exp_worst.ulp <= 1.0 && erf_worst.ulp <= 1.0 && tanh_worst.ulp <= 1.0 && fast_mismatches == 0 ? 0 : 1;
 }

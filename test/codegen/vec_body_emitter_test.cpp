@@ -7,7 +7,7 @@
 //
 // Tolerance: bit-identical, NaN payloads included, except bodies with a transcendental (the
 // vector and scalar functions are separate 1.0-ULP implementations: SLEEF's, and the vector
-// layer's inline float32 exp and erf; erfc 1.5): there at most 1 ULP apart (erfc 2), or both
+// layer's inline float32 exp, erf and tanh; erfc 1.5): there at most 1 ULP apart (erfc 2), or both
 // NaN (two composite bodies: 2 ULP, see them). The program is built at -O1 -ffp-contract=off, so the
 // compiler fuses no a*b+c in one loop form and not in the other.
 #include "vec_body_emitter.h"

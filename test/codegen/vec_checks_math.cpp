@@ -1,5 +1,5 @@
-// Vector layer: the transcendentals (SLEEF's, and the inline float32 exp and erf) against long
-// double references (ULP bounds), the activations against the prelude, accurate long sums,
+// Vector layer: the transcendentals (SLEEF's, and the inline float32 exp, erf and tanh) against
+// long double references (ULP bounds), the activations against the prelude, accurate long sums,
 // vector argmax/argmin, lane maps and checked integer division.
 #include "vec_checks.h"
 
@@ -118,9 +118,9 @@ template <typename T> void transcendentals_of() {
   CHECK(stax_rt::atan2(VT(T(0)), VT(T(-1))).lane(0) == static_cast<T>(3.14159265358979323846L), "atan2(0, -1) = pi");
 }
 
-// float32 exp and erf (inline on AVX2 and AVX-512, stax_vec.h) over a dense sweep of all float32
-// inputs, and where their pieces meet: subnormal results, the overflow and underflow thresholds,
-// the switch points of erf.
+// float32 exp, erf and tanh (inline on AVX2 and AVX-512, stax_vec.h) over a dense sweep of all
+// float32 inputs, and where their pieces meet: subnormal results, the overflow and underflow
+// thresholds, the switch points of erf and tanh.
 float float_of_bits(uint32_t b) {
   float x;
   std::memcpy(&x, &b, sizeof x);
@@ -145,7 +145,7 @@ template <typename VF, typename RF> void float_sweep(const char* what, VF vf, RF
   if (worst > kU10) std::printf("    %s: worst %.3g ULP\n", what, worst);
 }
 
-void float_exp_erf() {
+void float_exp_erf_tanh() {
   using VF = V<float>;
   const auto vexp = [](VF v) { return stax_rt::exp(v); };
   const auto verf = [](VF v) { return stax_rt::erf(v); };
@@ -201,8 +201,29 @@ void float_exp_erf() {
   CHECK(stax_rt::erf(VF(stax_rt::inf<float>())).lane(0) == 1.0f && stax_rt::erf(VF(-1e30f)).lane(0) == -1.0f,
         "erf saturates");
   CHECK(std::isnan(stax_rt::erf(VF(stax_rt::nan<float>())).lane(0)) &&
-            std::isnan(stax_rt::exp(VF(-stax_rt::nan<float>())).lane(0)),
+            std::isnan(stax_rt::exp(VF(-stax_rt::nan<float>())).lane(0)) &&
+            std::isnan(stax_rt::tanh(VF(stax_rt::nan<float>())).lane(0)),
         "NaN in, NaN out");
+  // tanh: the sweep, 4096 floats on each side of where its pieces meet (0.625, 1.5) and where it
+  // saturates (9.5), odd, signed zeros, saturation.
+  const auto vtanh = [](VF v) { return stax_rt::tanh(v); };
+  const auto rtanh = [](long double v) { return std::tanh(v); };
+  float_sweep("tanh", vtanh, rtanh, 0, 4093, 1049344);
+  const float tanh_switches[] = {0.625f, 1.5f, 9.5f, -0.625f, -1.5f, -9.5f};
+  for (float b : tanh_switches) {
+    uint32_t bb;
+    std::memcpy(&bb, &b, sizeof bb);
+    float_sweep("tanh at a switch point", vtanh, rtanh, bb - 4096, 1, 8192);
+  }
+  for (float& v : x) v = static_cast<float>(rng.uniform(-6, 6));
+  apply1(vtanh, x, r, 64);
+  for (float& v : x) v = -v;
+  apply1(vtanh, x, rn, 64);
+  for (int i = 0; i < 64; ++i) CHECK(same_bits(rn[i], -r[i]), "tanh(-x) = -tanh(x) at x = %.9g", double(-x[i]));
+  CHECK(same_bits(stax_rt::tanh(VF(0.0f)).lane(0), 0.0f) && same_bits(stax_rt::tanh(VF(-0.0f)).lane(0), -0.0f),
+        "tanh(+-0) = +-0");
+  CHECK(stax_rt::tanh(VF(stax_rt::inf<float>())).lane(0) == 1.0f && stax_rt::tanh(VF(-1e30f)).lane(0) == -1.0f,
+        "tanh saturates");
 }
 
 template <typename T> void activations_of() {
@@ -362,7 +383,7 @@ void check_transcendentals() {
   transcendentals_of<float>();
   // The scalar set keeps the prelude's SLEEF functions, checked by transcendentals_of (SLEEF's
   // scalar erff is up to 1.94 ULP off for subnormal x, which its sampled domain does not reach).
-  if constexpr (stax_rt::is_simd<Isa>) float_exp_erf();
+  if constexpr (stax_rt::is_simd<Isa>) float_exp_erf_tanh();
   transcendentals_of<double>();
 }
 

@@ -573,7 +573,7 @@ STAX_VEC_SLEEF1(acos, Sleef_acosf16_u10avx512f, Sleef_acosd8_u10avx512f)
 STAX_VEC_SLEEF1(atan, Sleef_atanf16_u10avx512f, Sleef_atand8_u10avx512f)
 STAX_VEC_SLEEF1(sinh, Sleef_sinhf16_u10avx512f, Sleef_sinhd8_u10avx512f)
 STAX_VEC_SLEEF1(cosh, Sleef_coshf16_u10avx512f, Sleef_coshd8_u10avx512f)
-STAX_VEC_SLEEF1(tanh, Sleef_tanhf16_u10avx512f, Sleef_tanhd8_u10avx512f)
+STAX_VEC_SLEEF1_D(tanh, Sleef_tanhd8_u10avx512f)
 STAX_VEC_SLEEF1_D(erf, Sleef_erfd8_u10avx512f)
 STAX_VEC_SLEEF1(erfc, Sleef_erfcf16_u15avx512f, Sleef_erfcd8_u15avx512f)
 STAX_VEC_SLEEF2(atan2, Sleef_atan2f16_u10avx512f, Sleef_atan2d8_u10avx512f)
@@ -1055,7 +1055,7 @@ STAX_VEC_SLEEF1(acos, Sleef_acosf8_u10avx2, Sleef_acosd4_u10avx2)
 STAX_VEC_SLEEF1(atan, Sleef_atanf8_u10avx2, Sleef_atand4_u10avx2)
 STAX_VEC_SLEEF1(sinh, Sleef_sinhf8_u10avx2, Sleef_sinhd4_u10avx2)
 STAX_VEC_SLEEF1(cosh, Sleef_coshf8_u10avx2, Sleef_coshd4_u10avx2)
-STAX_VEC_SLEEF1(tanh, Sleef_tanhf8_u10avx2, Sleef_tanhd4_u10avx2)
+STAX_VEC_SLEEF1_D(tanh, Sleef_tanhd4_u10avx2)
 STAX_VEC_SLEEF1_D(erf, Sleef_erfd4_u10avx2)
 STAX_VEC_SLEEF1(erfc, Sleef_erfcf8_u15avx2, Sleef_erfcd4_u15avx2)
 STAX_VEC_SLEEF2(atan2, Sleef_atan2f8_u10avx2, Sleef_atan2d4_u10avx2)
@@ -1231,8 +1231,8 @@ namespace stax_rt {
 //   isnan isinf isfinite     Masks; false/false/true for ints
 //   exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh erf atan2 pow
 //                            SLEEF u10: at most 1.0 ULP from the exact result (erfc: u15, 1.5 ULP);
-//                            float32 exp and erf on AVX2 and AVX-512 are inline (below): at most
-//                            0.90 and 0.79 ULP;
+//                            float32 exp, erf and tanh on AVX2 and AVX-512 are inline (below): at
+//                            most 0.90, 0.79 and 0.93 ULP;
 //                            NaN in, NaN out; special values as C99 Annex F (pow(x, 0) = 1,
 //                            pow(1, y) = 1 even for NaN, as std::pow and torch.pow)
 //   sigmoid silu gelu gelu_tanh   the prelude's formulas (activation section) over the above
@@ -1314,11 +1314,17 @@ template <typename T, typename I> inline Vec<T, I> log1p(Vec<T, I> x) {
   return any(huge) ? where(huge, log(x), r) : r;
 }
 
-// ---- float32 exp and erf, inline for AVX2 and AVX-512 (the scalar set keeps the prelude's) ----
+// ---- float32 exp, erf and tanh, inline for AVX2 and AVX-512 (the scalar set keeps the prelude's) --
 // Written once over the Vec operations and the per-set bit casts and shifts. Every lane runs the
 // same instructions, special lanes are fixed by clamping and selects; exp alone branches, once
 // per vector, to a shorter path when no lane is special.
 template <typename I> inline constexpr bool is_simd = !std::is_same_v<I, IsaScalar>;
+
+// c0 + x (c1 + x (c2 + ...)) by Horner's rule, one fma a step, the constant term first.
+template <typename I, typename... C> inline Vec<float, I> horner(Vec<float, I> x, float c0, C... rest) {
+  if constexpr (sizeof...(rest) == 0) return Vec<float, I>(c0);
+  else return fma(horner(x, rest...), x, Vec<float, I>(c0));
+}
 
 // e^x = p * 2^n for |x| < 2^22 (NaN gives a NaN p), by Cody-Waite reduction x = n ln2 + r:
 // n = round(x / ln2), taken from the low mantissa bits of x / ln2 + 1.5 * 2^23; ln2 = kLn2Hi +
@@ -1338,13 +1344,8 @@ template <typename I> inline ExpSplitF32<I> exp_split_f32(Vec<float, I> x) {
   const VF n = k - shifter;
   VF r = fma(n, VF(-0.693147182f), x);  // -kLn2Hi
   r = fma(n, VF(1.90465421e-09f), r);   // -kLn2Lo
-  VF p(0.00138145708f);
-  p = fma(p, r, VF(0.00836873055f));
-  p = fma(p, r, VF(0.041668389f));
-  p = fma(p, r, VF(0.166665211f));
-  p = fma(p, r, VF(0.49999994f));
-  p = fma(p, r, VF(1.0f));
-  p = fma(p, r, VF(1.0f));
+  const VF p = horner(r, 1.0f, 1.0f, 0.49999994f, 0.166665211f, 0.041668389f, 0.00836873055f,
+                      0.00138145708f);
   return {p, bit_cast_i32(k) - bit_cast_i32(shifter)};
 }
 
@@ -1399,45 +1400,55 @@ template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I
 template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> erf(Vec<float, I> x) {
   using VF = Vec<float, I>;
   const VF a = abs(x), t = x * x;
-  VF g(-0.000674951356f);
-  g = fma(g, t, VF(0.00511434581f));
-  g = fma(g, t, VF(-0.0268346239f));
-  g = fma(g, t, VF(0.112833768f));
-  g = fma(g, t, VF(-0.3761262f));
-  g = fma(g, t, VF(0.128379166f));
+  const VF g = horner(t, 0.128379166f, -0.3761262f, 0.112833768f, -0.0268346239f, 0.00511434581f,
+                      -0.000674951356f);
   const VF small = fma(x, g, x);
   const VF u = a - VF(1.125f);
-  VF m(-0.00560010271f);
-  m = fma(m, u, VF(0.00948712882f));
-  m = fma(m, u, VF(0.0154793207f));
-  m = fma(m, u, VF(-0.0613114871f));
-  m = fma(m, u, VF(0.0279763918f));
-  m = fma(m, u, VF(0.162451893f));
-  m = fma(m, u, VF(-0.358058244f));
-  m = fma(m, u, VF(0.318273962f));
+  const VF m = horner(u, 0.318273962f, -0.358058244f, 0.162451893f, 0.0279763918f, -0.0613114871f,
+                      0.0154793207f, 0.00948712882f, -0.00560010271f);
   const VF mid = fma(u, m, VF(1.52061936e-08f)) + VF(0.888388216f);
   const VF b = clamp_max(a, VF(4.0f));  // (lanes below 1.5 take another piece)
   const VF v = b - VF(2.75f);
   const VF v2 = v * v;
-  VF ce(4.2263091e-06f), co(-2.13694398e-06f);
-  ce = fma(ce, v2, VF(-6.04765119e-05f));
-  co = fma(co, v2, VF(1.41063847e-05f));
-  ce = fma(ce, v2, VF(9.41468461e-05f));
-  co = fma(co, v2, VF(7.3619216e-05f));
-  ce = fma(ce, v2, VF(0.00165476126f));
-  co = fma(co, v2, VF(-0.000647738576f));
-  ce = fma(ce, v2, VF(0.00325873587f));
-  co = fma(co, v2, VF(-0.00275520026f));
-  ce = fma(ce, v2, VF(0.00161220529f));
-  co = fma(co, v2, VF(-0.00276048412f));
-  ce = fma(ce, v2, VF(0.000100622783f));
-  co = fma(co, v2, VF(-0.000586272916f));
+  const VF ce = horner(v2, 0.000100622783f, 0.00161220529f, 0.00325873587f, 0.00165476126f,
+                       9.41468461e-05f, -6.04765119e-05f, 4.2263091e-06f);
+  const VF co = horner(v2, -0.000586272916f, -0.00276048412f, -0.00275520026f, -0.000647738576f,
+                       7.3619216e-05f, 1.41063847e-05f, -2.13694398e-06f);
   const VF c = fma(co, v, ce);
   const VF large = VF(1.0f) - c;
   // The outer pieces are positive: x's sign bit goes onto them.
   const VF outer = where(a < VF(1.5f), mid, large);
   const Vec<int32_t, I> sign = bit_cast_i32(x) & Vec<int32_t, I>(INT32_MIN);
   return where(a < VF(0.75f), small, bit_cast_f32(bit_cast_i32(outer) ^ sign));
+}
+
+// tanh(x), odd, in three pieces of |x| = a, like erf's:
+//   a < 0.625:         a + a t g(t) with t = x^2 and g(t) t = tanh(sqrt t)/sqrt t - 1 of degree 7;
+//   0.625 <= a < 1.5:  tanh(1.0625) + u m(u) with u = a - 1.0625 (exact), m of degree 9 and
+//                      tanh(1.0625) as a sum of two floats;
+//   a >= 1.5:          1 - 2 / (e^(2a) + 1), the exp above: 2 / (e^(2a) + 1) is below 0.1 there,
+//                      so its rounding errors shrink in the difference; a is clamped to 9.5,
+//                      beyond which tanh rounds to +-1.
+// tanh(+-0) = +-0, tanh(+-inf) = +-1, NaN in NaN out (the clamp keeps it).
+// Accuracy: at most 0.93 ULP (0.928 at x = 0.63508, the bottom of the middle piece), measured
+// over every float32 input against double std::tanh (bench/vec_ulp.cpp); SLEEF's tanhf, which it
+// replaces, took twice the time.
+template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> tanh(Vec<float, I> x) {
+  using VF = Vec<float, I>;
+  const VF a = abs(x), t = x * x;
+  const VF g = horner(t, -0.333333343f, 0.133334294f, -0.053987965f, 0.0220307969f, -0.0094742896f,
+                      0.00461049657f, -0.00182057777f);
+  const VF small = fma(a, g * t, a);  // (from |x|: x + x g t would make tanh(-0) = +0)
+  const VF u = a - VF(1.0625f);
+  const VF m = horner(u, 0.381230831f, -0.299883336f, 0.108817182f, 0.0143625177f, -0.0391057841f,
+                      0.0193235688f, -0.000467623031f, -0.00519714085f, 0.00278294971f);
+  const VF mid = fma(u, m, VF(-1.66648011e-08f)) + VF(0.786618829f);
+  const VF b = clamp_max(a, VF(9.5f));  // (lanes below 1.5 take another piece)
+  const VF large = VF(1.0f) - VF(2.0f) / (exp(b + b) + VF(1.0f));
+  // Every piece is tanh(|x|) >= 0: x's sign bit goes onto it.
+  const VF magnitude = where(a < VF(0.625f), small, where(a < VF(1.5f), mid, large));
+  const Vec<int32_t, I> sign = bit_cast_i32(x) & Vec<int32_t, I>(INT32_MIN);
+  return bit_cast_f32(bit_cast_i32(magnitude) ^ sign);
 }
 
 // cast<To>(v): see the table above. From a Vec to bool gives a Mask; from a Mask, 0/1.
