@@ -186,6 +186,14 @@ Expr Lowerer::compute_node(ValueId v, const Coords& coords, BodyCtx& ctx) {
       return ir::bool_const(op == ExprOp::IsFinite);  // ints and bools are finite numbers
     }
     case OpCategory::Binary:
+      if (n.op == Op::Pow) {
+        // To the literal power 0.5 or -0.5, PyTorch computes sqrt or rsqrt (NaN at -inf).
+        if (graph::is_pow_by_float_literal(n, 0.5))
+          return un(ExprOp::Sqrt, arg_at(n, 0, coords, ct, ctx));
+        if (graph::is_pow_by_float_literal(n, -0.5))
+          return bin(ExprOp::Div, num(ct, 1), un(ExprOp::Sqrt, arg_at(n, 0, coords, ct, ctx)));
+      }
+      [[fallthrough]];
     case OpCategory::Compare:
       return lower_binary(n, arg_at(n, 0, coords, ct, ctx), arg_at(n, 1, coords, ct, ctx));
     case OpCategory::Logical:
