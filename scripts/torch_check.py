@@ -119,7 +119,9 @@ class Case:
     outputs: list
     div_by_zero: bool = False        # an integer division by zero: exit status 3 expected
     rule: str = ""                    # a Precise rule that makes staxc reject what torch accepts
+    known: str = ""                   # why a difference from PyTorch is left on purpose
     expected: object = None           # filled in: list of tensors, "reject" or "runtime-error"
+    alternative: object = None        # unary ops: PyTorch element by element (its scalar path)
     torch_error: str = ""
     results: dict = field(default_factory=dict)
 
@@ -145,6 +147,12 @@ def lit(v):
 N = 67          # an odd length beyond every vector width: vector bodies and tails
 
 
+SLEEF_LOG1P = ("PyTorch's log1p (SLEEF) returns inf above 1e38 (float32) or 1e307 (float64); "
+               "staxc returns the finite log1p, as std::log1p and NumPy do")
+DOUBLE_ACCUMULATION = ("staxc accumulates float32 sums, products and matmuls in double; PyTorch in "
+                       "float32, so its partial sums overflow or underflow where staxc's do not")
+
+
 def unary_cases():
     ops = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
            "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
@@ -152,7 +160,8 @@ def unary_cases():
            "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "gelu"]
     for op in ops:
         for dt in DTYPES:
-            add_case("unary", f"{op} {dt}", {"x": data(dt, [N], tag=op)}, [node(op, "x")])
+            known = SLEEF_LOG1P if op == "log1p" and dt.startswith("float") else ""
+            add_case("unary", f"{op} {dt}", {"x": data(dt, [N], tag=op)}, [node(op, "x")], known=known)
     for dt in ["float32", "float64"]:
         x = {"x": data(dt, [N], tag="attr")}
         add_case("unary", f"gelu tanh {dt}", x, [node("gelu", "x", approximate="tanh")])
@@ -695,6 +704,45 @@ def layout_cases():
              [node("sum", node("pad", node("transpose", "x", dim0=0, dim1=1, name=None), pad=[1, 2, 3, 0], value=0.5, name=None), dim=1)])
 
 
+def zero_dim_cases():
+    """Shape ops, composites and chains on 0-d tensors."""
+    s = {"s": np.array(2.5, np.float32)}
+    for label, nd in [("unsqueeze 0", node("unsqueeze", "s", dim=0)), ("unsqueeze -1", node("unsqueeze", "s", dim=-1)),
+                      ("unsqueeze 1", node("unsqueeze", "s", dim=1)), ("reshape [1, 1]", node("reshape", "s", shape=[1, 1])),
+                      ("reshape [-1]", node("reshape", "s", shape=[-1])), ("permute []", node("permute", "s", dims=[])),
+                      ("transpose 0 -1", node("transpose", "s", dim0=0, dim1=-1)), ("squeeze", node("squeeze", "s")),
+                      ("expand []", node("expand", "s", shape=[])), ("softmax", node("softmax", "s", dim=0)),
+                      ("log_softmax", node("log_softmax", "s", dim=-1)), ("var", node("var", "s")),
+                      ("var correction 0", node("var", "s", correction=0)), ("std dim 0", node("std", "s", dim=0, correction=0)),
+                      ("argmin", node("argmin", "s")), ("cumsum -1", node("cumsum", "s", dim=-1)),
+                      ("where", node("where", node("gt", "s", 0, name=None), "s", -1)),
+                      ("pad", node("pad", "s", pad=[1, 1])), ("slice", node("slice", "s", dim=0, start=0, end=1)),
+                      ("layer_norm []", node("layer_norm", "s", normalized_shape=[])),
+                      ("matmul 0-d", node("matmul", "s", "s"))]:
+        add_case("0-d", label, s, [nd])
+    add_case("0-d", "select 1-D to 0-d then add", {"v": data("float32", [5])},
+             [node("add", node("select", "v", dim=0, index=-1, name=None), 1)])
+    add_case("0-d", "sum to 0-d then broadcast", {"v": data("float32", [5], kind="normal")},
+             [node("sub", "v", node("sum", "v", name=None))])
+
+
+def accumulation_cases():
+    """Sums that overflow or lose precision in float32 and wrap in ints."""
+    big = np.array([3e38, 3e38, -3e38, -3e38], np.float32)
+    for op in ["sum", "mean", "cumsum", "var", "logsumexp"]:
+        known = DOUBLE_ACCUMULATION if op in ("sum", "mean") else ""
+        add_case("accumulate", f"{op} float32 past the float32 range", {"x": big}, [node(op, "x", dim=0)], known=known)
+    add_case("accumulate", "prod float32 underflow then overflow", {"x": np.array([1e-30, 1e-30, 1e30, 1e30], np.float32)},
+             [node("prod", "x")], known=DOUBLE_ACCUMULATION)
+    add_case("accumulate", "matmul float32 past the range", {"a": big.reshape(1, 4).copy(), "b": np.ones((4, 1), np.float32)},
+             [node("matmul", "a", "b")], known=DOUBLE_ACCUMULATION)
+    x = np.array([1.0] + [1e-8] * 1000, np.float32)
+    add_case("accumulate", "sum float32 of tiny terms", {"x": x}, [node("sum", "x")])
+    add_case("accumulate", "cumsum float32 of tiny terms", {"x": x}, [node("cumsum", "x", dim=0)])
+    add_case("accumulate", "sum int32 into int64 long", {"x": np.full(3000, 2 ** 31 - 1, np.int32)}, [node("sum", "x")])
+    add_case("accumulate", "cumsum int32 into int64", {"x": np.full(3000, 2 ** 31 - 1, np.int32)}, [node("cumsum", "x", dim=0)])
+
+
 def build_cases():
     unary_cases()
     binary_cases()
@@ -707,6 +755,8 @@ def build_cases():
     broadcast_cases()
     long_cases()
     layout_cases()
+    zero_dim_cases()
+    accumulation_cases()
     for c in CASES:
         fixup_names(c)
 
@@ -1002,6 +1052,13 @@ def torch_expected(c):
     if rules and not c.rule:
         c.rule = rules[0]
     c.expected = "reject" if c.rule else [o.contiguous() for o in outs]
+    if c.rule or c.group != "unary" or len(c.nodes) != 1 or len(c.inputs) != 1:
+        return
+    # PyTorch's vectorized kernels (SLEEF) and its scalar ones differ at the edges of the range
+    # (sinh(89.0) in float32 is inf in a vector lane, 2.24e38 alone): either one is PyTorch's.
+    (name,) = c.inputs
+    alone = [t_eval(c.nodes[0], {name: v.reshape(1)}, []) for v in env[name].reshape(-1)]
+    c.alternative = [torch.cat(alone).reshape(outs[0].shape)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1089,7 +1146,7 @@ def compare(expected, got):
     else:
         g64, e64 = got.astype(np.float64).reshape(-1), e.astype(np.float64).reshape(-1)
         with np.errstate(invalid="ignore", over="ignore"):
-            close = np.abs(g64 - e64) <= ATOL + RTOL * np.abs(e64)
+            close = np.isfinite(e64) & (np.abs(g64 - e64) <= ATOL + RTOL * np.abs(e64))
         close |= (np.isnan(g64) & np.isnan(e64)) | ((g64 == e64) & np.isinf(e64))
         # A zero of the wrong sign is a mismatch too: 1 / x or atan2 downstream would show it.
         close &= ~((e64 == 0) & (g64 == 0) & (np.signbit(e64) != np.signbit(g64)))
@@ -1133,8 +1190,10 @@ def main():
     sx = Staxc(os.path.abspath(opts.staxc), work, opts.cxxflags)
     mismatches = []
 
+    known = []
+
     def bad(c, where, what):
-        mismatches.append((c, where, what))
+        (known if c.known else mismatches).append((c, where, what))
 
     import warnings
     warnings.simplefilter("ignore")
@@ -1172,8 +1231,10 @@ def main():
                 bad(c, where, f"exit {status} ({err})")
                 continue
             for i, c in chunk:
-                for o, e, g in zip(c.outputs, c.expected, results[i]):
+                for k, (o, e, g) in enumerate(zip(c.outputs, c.expected, results[i])):
                     what = compare(e, g)
+                    if what and c.alternative is not None and not compare(c.alternative[k], g):
+                        what = ""
                     if what:
                         k = re.search(r"flat index (\d+)", what)
                         bad(c, where, f"{o}: {what}" + (input_at(c, int(k.group(1))) if k else ""))
@@ -1198,6 +1259,12 @@ def main():
         for c, where, what in mismatches:
             line = f"  [{c.group}] {c.label}: {where}: {what}"
             print(line if opts.verbose else line[:240])
+    if known:
+        print("\ndifferences left on purpose (not counted):")
+        for c, where, what in known:
+            print(f"  [{c.group}] {c.label}: {where}: {what}"[:240])
+        for why in sorted({c.known for c, _, _ in known}):
+            print(f"    because {why}")
     deviations = sorted({c.rule for _, c in cases if c.rule})
     if deviations:
         print("\ndocumented rules (graph-format.md) where staxc rejects what PyTorch accepts: " + "; ".join(deviations))
