@@ -338,6 +338,8 @@ def where_to_cases():
     add_case("where", "where literal true", {"x": data("float32", [5])}, [node("where", True, "x", 0.0)])
     add_case("where", "where 2 3 literals", {"c": c}, [node("where", "c", 2, 3)])
     add_case("where", "where 2 3.5 literals", {"c": c}, [node("where", "c", 2, 3.5)])
+    add_case("where", "where True 2 literals", {"c": c}, [node("where", "c", True, 2)])
+    add_case("where", "where False -inf literals", {"c": c}, [node("where", "c", False, "-inf")])
     add_case("where", "where float condition", {"c": data("float32", [4]), "x": data("float32", [4])},
              [node("where", "c", "x", "x")])
     add_case("where", "where broadcast", {"c": data("bool", [4, 1]), "a": data("float32", [5]),
@@ -743,6 +745,36 @@ def accumulation_cases():
     add_case("accumulate", "cumsum int32 into int64", {"x": np.full(3000, 2 ** 31 - 1, np.int32)}, [node("cumsum", "x", dim=0)])
 
 
+def error_cases():
+    """Graphs PyTorch rejects: staxc must reject them with status 2."""
+    x = {"x": data("float32", [3, 4], kind="normal")}
+    bad = [("cat dim out of range", node("cat", "x", "x", dim=2)),
+           ("expand to a smaller size", node("expand", "x", shape=[3, 2])),
+           ("expand with fewer dims", node("expand", "x", shape=[4])),
+           ("reshape to another numel", node("reshape", "x", shape=[5, -1])),
+           ("reshape with two -1", node("reshape", "x", shape=[-1, -1])),
+           ("softmax dim out of range", node("softmax", "x", dim=2)),
+           ("gelu approximate 'foo'", node("gelu", "x", approximate="foo")),
+           ("full negative size", node("full", shape=[-1, 2], value=1)),
+           ("layer_norm weight of another shape", node("layer_norm", "x", "x", normalized_shape=[4])),
+           ("linear bias of another shape", node("linear", "x", "x", "x")),
+           ("transpose dim out of range", node("transpose", "x", dim0=0, dim1=-3)),
+           ("select dim out of range", node("select", "x", dim=2, index=0)),
+           ("flatten start after end", node("flatten", "x", start_dim=1, end_dim=0)),
+           ("permute too few dims", node("permute", "x", dims=[0])),
+           ("argmax dim out of range", node("argmax", "x", dim=-3)),
+           ("var dim out of range", node("var", "x", dim=[0, 5])),
+           ("matmul of mismatched inner dims", node("matmul", "x", "x")),
+           ("where of mismatched shapes", node("where", node("gt", "x", 0, name=None), "x", node("transpose", "x", dim0=0, dim1=1, name=None))),
+           ("bitwise_and of float and int", node("bitwise_and", "x", 1)),
+           ("logical_not of a 2-arg call", node("logical_not", "x", "x")),
+           ("div rounding_mode 'round'", node("div", "x", 2, rounding_mode="round")),
+           ("pad of odd length", node("pad", "x", pad=[1, 2, 3])),
+           ("unsqueeze out of range", node("unsqueeze", "x", dim=3))]
+    for label, nd in bad:
+        add_case("errors", label, x, [nd])
+
+
 def build_cases():
     unary_cases()
     binary_cases()
@@ -757,6 +789,7 @@ def build_cases():
     layout_cases()
     zero_dim_cases()
     accumulation_cases()
+    error_cases()
     for c in CASES:
         fixup_names(c)
 
