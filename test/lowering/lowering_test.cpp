@@ -311,6 +311,22 @@ TEST(Lowering, PowByLiteralHalfIsSqrt) {
   EXPECT_EQ(r.get_double(2), 0.5);
 }
 
+// A float arange with whole start and step counts in int64: torch.arange(0, -5, -1,
+// dtype=torch.float64) is [0.0, -1.0, -2.0, -3.0, -4.0] with +0.0 first (PyTorch's values), which
+// g++ turned into -0.0 when it folded `0.0 + x0 * -1.0`.
+TEST(Lowering, FloatArangeWithWholeStepCountsInInt64) {
+  graph::Graph g = parse("[]", R"([{"name": "y", "op": "arange", "start": 0, "end": -5, "step": -1,
+                                    "dtype": "float64"}])", R"(["y"])");
+  ir::Program p = lower(g);
+  EXPECT_EQ(body(p, 0), "cast<float64>(index<int64>(-x0))");
+  const Tensor y = testing::run_ir(p, {}).at(0);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(y.get_double(i), -static_cast<double>(i));
+  EXPECT_FALSE(std::signbit(y.get_double(0)));
+  ir::Program half = lower_text("[]", R"([{"name": "y", "op": "arange", "start": 0.5, "end": 2, "step": 0.5}])",
+                                R"(["y"])");
+  EXPECT_EQ(body(half, 0), "cast<float32>(add(float64(0.5), mul(cast<float64>(index<int64>(x0)), float64(0.5))))");
+}
+
 TEST(Lowering, IntegerSumAccumulatesInInt64) {
   graph::Graph g = parse(R"([{"name": "x", "dtype": "int32", "shape": [3, 5]}])",
                          R"([{"name": "s", "op": "sum", "args": ["x"], "dim": 1}])", R"(["s"])");
