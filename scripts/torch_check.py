@@ -3,17 +3,20 @@
 
 Every case is a small stax graph (graph-format.md) with its inputs given as .npy files. Three
 results are compared: PyTorch eager (the expected one), `staxc interpret` (the reference
-interpreter) and `staxc run` (the generated code, built with the system compiler). Dtypes and
-shapes must match exactly, ints and bools exactly, floats within RTOL relative + ATOL absolute
-(NaN matches NaN, an infinity the same infinity). A graph PyTorch rejects must make
+interpreter) and `staxc run` (the generated code, built with the system compiler, for each
+instruction set asked for). Dtypes and shapes must match exactly, ints and bools exactly, floats
+within RTOL relative + ATOL absolute (NaN matches NaN, an infinity the same infinity, a zero a
+zero of the same sign). The cases are written out below, one function per group, then come the
+random graphs of test/randgraph (randgraph_dump). A graph PyTorch rejects must make
 `staxc validate` exit with status 2, one it accepts must validate; an integer division by zero
 must make both staxc commands exit with status 3.
 
 Where graph-format.md's "Precise rules" deliberately differ from PyTorch (bool rejected by
 `sign`, no zero-size values, ...) the case expects the documented behaviour and is counted as a
-deviation, not a mismatch. Where the installed PyTorch is older than 2.x and differs from it
-(`squeeze`, `any`, `all` with a list of dims, `rms_norm`), the 2.x semantics are computed from
-ops both versions share.
+deviation, not a mismatch; differences left on purpose (the `known` of a case) are listed
+apart. Where the installed PyTorch is older than 2.x and differs from it (`squeeze`, `any`,
+`all`, `prod` with a list of dims, `rms_norm`, a float `correction`, the vectorized float
+`remainder` and floor division), the 2.x semantics are computed from ops both versions share.
 
 Run with the interpreter that has torch: /usr/bin/python3 scripts/torch_check.py [--staxc PATH]
 Exit status: 0 when nothing differs (or torch is missing), 1 otherwise.
@@ -117,6 +120,7 @@ class Case:
     inputs: "OrderedDict[str, np.ndarray]"
     nodes: list
     outputs: list
+    constants: list = field(default_factory=list)   # graph constants, as the format writes them
     div_by_zero: bool = False        # an integer division by zero: exit status 3 expected
     rule: str = ""                    # a Precise rule that makes staxc reject what torch accepts
     known: str = ""                   # why a difference from PyTorch is left on purpose
@@ -775,6 +779,26 @@ def error_cases():
         add_case("errors", label, x, [nd])
 
 
+LAYER_NORM_ZERO = ("PyTorch's layer_norm computes x * (rstd * w) - mean * rstd * w, so a constant row "
+                   "gives +0.0 where staxc's (x - mean) * rstd * w gives -0.0 under a negative weight")
+KNOWN_RANDOM = {482: LAYER_NORM_ZERO, 1465: LAYER_NORM_ZERO}
+
+
+def random_cases(dump, count):
+    """Graphs of the project's random generator (test/randgraph), seeds 0 to count - 1, with
+    finite inputs drawn here: PyTorch's results on graphs nobody wrote by hand."""
+    for seed in range(count):
+        flags = ["--finite"] if seed % 2 else []     # odd seeds finite, even ones with inf and nan
+        text = subprocess.run([dump, str(seed)] + flags, capture_output=True, text=True, check=True).stdout
+        g = json.loads(text)
+        if any(k.get("file") for k in g.get("constants", [])):
+            continue
+        inputs = OrderedDict((k["name"], data(k["dtype"], k["shape"], kind="normal", tag=f"rg{seed}{k['name']}"))
+                             for k in g["inputs"])
+        add_case("random", f"randgraph seed {seed}", inputs, g.get("nodes", []), outputs=g["outputs"],
+                 constants=g.get("constants", []), known=KNOWN_RANDOM.get(seed, ""))
+
+
 def build_cases():
     unary_cases()
     binary_cases()
@@ -1070,6 +1094,12 @@ def torch_expected(c):
     if c.expected is not None:
         return
     env = {k: torch.from_numpy(v.copy()) for k, v in c.inputs.items()}
+    for k in c.constants:
+        dt = TORCH_DT[k["dtype"]]
+        if "fill" in k:
+            env[k["name"]] = torch.full(k["shape"], scalar_value(k["fill"]), dtype=dt)
+        else:
+            env[k["name"]] = torch.tensor([scalar_value(v) for v in k["data"]], dtype=dt).reshape(k["shape"])
     rules = []
     try:
         for n in c.nodes:
@@ -1097,13 +1127,13 @@ def torch_expected(c):
 # ---------------------------------------------------------------------------------------------
 # staxc.
 
-def graph_json(name, cases):
+def graph_json(cases):
     """One graph holding the given cases, each case's names prefixed with c<index>."""
-    inputs, nodes, outputs = [], [], []
+    inputs, constants, nodes, outputs = [], [], [], []
     for i, c in cases:
         p = f"c{i}."
+        names = {n["name"] for n in c.nodes} | {k["name"] for k in c.constants}
         ren = lambda a: p + a if isinstance(a, str) and (a in c.inputs or a in names) else a
-        names = {n["name"] for n in c.nodes}
 
         def rn(n):
             m = dict(n)
@@ -1114,10 +1144,11 @@ def graph_json(name, cases):
         for k, v in c.inputs.items():
             inputs.append({"name": p + k, "dtype": DT_NAME[torch.from_numpy(np.asarray(v)).dtype],
                            "shape": list(v.shape)})
+        constants += [dict(k, name=p + k["name"]) for k in c.constants]
         nodes += [rn(n) for n in c.nodes]
         outputs += [ren(o) for o in c.outputs]
-    return {"format": "stax-graph", "version": 1, "name": "check", "inputs": inputs, "nodes": nodes,
-            "outputs": outputs}
+    return {"format": "stax-graph", "version": 1, "name": "check", "inputs": inputs,
+            "constants": constants, "nodes": nodes, "outputs": outputs}
 
 
 class Staxc:
@@ -1129,7 +1160,7 @@ class Staxc:
         self.count += 1
         d = os.path.join(self.work, f"g{self.count}")
         os.makedirs(d)
-        g = graph_json(d, cases)
+        g = graph_json(cases)
         path = os.path.join(d, "graph.json")
         with open(path, "w") as f:
             json.dump(g, f, indent=1)
@@ -1205,6 +1236,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--staxc", default=os.path.join(here, "..", "build", "tools", "staxc"))
     ap.add_argument("--only", default="", help="regex: only cases whose 'group label' matches")
+    ap.add_argument("--random", type=int, default=500, metavar="N",
+                    help="also the random graphs of seeds 0..N-1 (needs randgraph_dump)")
+    ap.add_argument("--randgraph-dump", default=os.path.join(here, "..", "build", "test", "randgraph", "randgraph_dump"))
     ap.add_argument("--chunk", type=int, default=400, help="cases per generated program of `staxc run`")
     ap.add_argument("--no-run", action="store_true", help="skip `staxc run` (the generated code)")
     ap.add_argument("--isa", default="native,scalar",
@@ -1215,6 +1249,10 @@ def main():
     opts = ap.parse_args()
     torch.manual_seed(0)
     build_cases()
+    if opts.random and os.path.exists(opts.randgraph_dump):
+        random_cases(opts.randgraph_dump, opts.random)
+    elif opts.random:
+        print(f"no random graphs: {opts.randgraph_dump} is not built (target randgraph_dump)")
     cases = [(i, c) for i, c in enumerate(CASES) if re.search(opts.only, f"{c.group} {c.label}")]
     work = opts.keep or tempfile.mkdtemp(prefix="torch_check.")
     if opts.keep:
