@@ -1236,7 +1236,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--staxc", default=os.path.join(here, "..", "build", "tools", "staxc"))
     ap.add_argument("--only", default="", help="regex: only cases whose 'group label' matches")
-    ap.add_argument("--random", type=int, default=500, metavar="N",
+    ap.add_argument("--random", type=int, default=200, metavar="N",
                     help="also the random graphs of seeds 0..N-1 (needs randgraph_dump)")
     ap.add_argument("--randgraph-dump", default=os.path.join(here, "..", "build", "test", "randgraph", "randgraph_dump"))
     ap.add_argument("--chunk", type=int, default=400, help="cases per generated program of `staxc run`")
