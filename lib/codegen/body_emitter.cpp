@@ -226,7 +226,8 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
       if (dt == DType::Int64) return idx;
       return "static_cast<" + T + ">(" + idx + ")";
     }
-    case ExprOp::Neg: return flt ? "(-" + a[0] + ")" : call("neg", 1, T);
+    // The space keeps the negation of a negative literal from reading as `--`.
+    case ExprOp::Neg: return flt ? (a[0].front() == '-' ? "(- " : "(-") + a[0] + ")" : call("neg", 1, T);
     case ExprOp::Abs: return call("abs", 1, T);
     case ExprOp::Sign: return call("sign", 1, T);
     case ExprOp::Floor: return call("floor", 1, T);

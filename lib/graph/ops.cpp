@@ -61,6 +61,13 @@ bool Scalar::operator==(const Scalar& o) const {
   return false;
 }
 
+bool is_pow_by_float_literal(const Value& v, double e) {
+  if (v.kind != ValueKind::Node || v.op != Op::Pow || !is_floating(v.compute_dtype)) return false;
+  const Arg& ex = v.args.at(1);
+  return v.args.at(0).is_value() && ex.is_scalar() && ex.scalar.kind == Scalar::Kind::Float &&
+         ex.scalar.f == e;
+}
+
 ValueId Graph::find(std::string_view name) const {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (values[i].name == name) return static_cast<ValueId>(i);

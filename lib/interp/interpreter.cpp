@@ -56,6 +56,10 @@ int64_t clamp_int(int64_t x, const Attrs& a, DType c) {
   return x;
 }
 
+// x to the literal power 0.5 and -0.5 (graph::is_pow_by_float_literal); the exponent is unused.
+double pow_sqrt(double x, double, const Attrs&, DType) { return std::sqrt(x); }
+double pow_rsqrt(double x, double, const Attrs&, DType) { return 1.0 / std::sqrt(x); }
+
 double div_float(double x, double y, const Attrs& a, DType c) {
   switch (a.rounding_mode) {
     case graph::RoundingMode::None: return x / y;
@@ -132,7 +136,11 @@ Tensor eval_node(const Context& ctx, const Value& n) {
     case Op::Div: return eval_binary(ctx, n, div_float, div_int);
     case Op::Remainder:
       return eval_binary(ctx, n, FLT2(float_remainder(x, y, c)), INT2(int_remainder(x, y)));
-    case Op::Pow: return eval_binary(ctx, n, FLT2(std::pow(x, y)), INT2(int_pow(x, y)));
+    case Op::Pow:
+      // To the literal power 0.5 or -0.5, PyTorch computes sqrt or rsqrt (NaN at -inf).
+      if (graph::is_pow_by_float_literal(n, 0.5)) return eval_binary(ctx, n, pow_sqrt, nullptr);
+      if (graph::is_pow_by_float_literal(n, -0.5)) return eval_binary(ctx, n, pow_rsqrt, nullptr);
+      return eval_binary(ctx, n, FLT2(std::pow(x, y)), INT2(int_pow(x, y)));
     case Op::Maximum: return eval_binary(ctx, n, FLT2(max_float(x, y)), INT2(std::max(x, y)));
     case Op::Minimum: return eval_binary(ctx, n, FLT2(min_float(x, y)), INT2(std::min(x, y)));
     case Op::Atan2: return eval_binary(ctx, n, FLT2(std::atan2(x, y)), nullptr);

@@ -140,6 +140,12 @@ Expr lower_unary(const Value& n, Expr x) {
   return x;
 }
 
+// A scalar that is a whole number small enough that int64 arithmetic on it, and double's, is exact.
+bool is_whole(const graph::Scalar& s) {
+  const double v = s.as_double();
+  return std::trunc(v) == v && std::fabs(v) < 9007199254740992.0;  // 2^53
+}
+
 Expr lower_binary(const Value& n, Expr a, Expr b) {
   const bool is_bool = n.compute_dtype == DType::Bool;
   const Op op = n.op;
@@ -186,6 +192,14 @@ Expr Lowerer::compute_node(ValueId v, const Coords& coords, BodyCtx& ctx) {
       return ir::bool_const(op == ExprOp::IsFinite);  // ints and bools are finite numbers
     }
     case OpCategory::Binary:
+      if (n.op == Op::Pow) {
+        // To the literal power 0.5 or -0.5, PyTorch computes sqrt or rsqrt (NaN at -inf).
+        if (graph::is_pow_by_float_literal(n, 0.5))
+          return un(ExprOp::Sqrt, arg_at(n, 0, coords, ct, ctx));
+        if (graph::is_pow_by_float_literal(n, -0.5))
+          return bin(ExprOp::Div, num(ct, 1), un(ExprOp::Sqrt, arg_at(n, 0, coords, ct, ctx)));
+      }
+      [[fallthrough]];
     case OpCategory::Compare:
       return lower_binary(n, arg_at(n, 0, coords, ct, ctx), arg_at(n, 1, coords, ct, ctx));
     case OpCategory::Logical:
@@ -198,7 +212,10 @@ Expr Lowerer::compute_node(ValueId v, const Coords& coords, BodyCtx& ctx) {
     case OpCategory::Creation: {
       if (n.op == Op::Full) return scalar_const(n.attrs.value, dt);
       const graph::Attrs& a = n.attrs;
-      if (!is_floating(dt))
+      // Whole start and step: the elements are whole numbers, computed exactly in int64. For
+      // floats this also keeps g++ from folding `0.0 + x * -1.0` into `-x`, a -0.0 where
+      // PyTorch's start + i * step is +0.0.
+      if (!is_floating(dt) || (is_whole(a.arange_start) && is_whole(a.arange_step)))
         return ir::cast(ir::index_value(coords.at(0) * a.arange_step.as_int() + a.arange_start.as_int()), dt);
       Expr i = ir::cast(ir::index_value(coords.at(0)), DType::Float64);
       Expr x = bin(ExprOp::Add, num(DType::Float64, a.arange_start.as_double()),

@@ -465,5 +465,18 @@ TEST(Generate, ConstantsAreStaticArrays) {
   EXPECT_TRUE(contains(c.source, "std::memcpy(outputs[1], w, sizeof(float) * 3);"));
 }
 
+// neg(full(-0.25)) once wrote `--0.25f`, a decrement that does not build; PyTorch's value is 0.25
+// (checked end to end in test/e2e).
+TEST(Generate, NegationOfANegativeLiteralIsNotADecrement) {
+  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
+    "inputs": [],
+    "nodes": [{"name": "y", "op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": -0.25}]},
+              {"name": "z", "op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": "-inf"}]}],
+    "outputs": ["y", "z"]})");
+  EXPECT_FALSE(contains(c.source, "--0.25f")) << c.source;
+  EXPECT_FALSE(contains(c.source, "--stax_rt::inf")) << c.source;
+  EXPECT_TRUE(contains(c.source, "- -0.25f")) << c.source;
+}
+
 }  // namespace
 }  // namespace stax::codegen

@@ -46,6 +46,15 @@ std::vector<Case> unary_cases() {
   one("clamp float bound on int", "int32", R"({"name": "y", "op": "clamp", "args": ["x"], "min": -2.5})");
   one("clamp lo > hi", "float32", R"({"name": "y", "op": "clamp", "args": ["x"], "min": 1, "max": -1})");
   one("clamp inf bound", "float32", R"({"name": "y", "op": "clamp", "args": ["x"], "min": "-inf", "max": 0.5})");
+  // The negation of a negative literal once generated `--0.25f`, which does not build.
+  Case neg_literal;
+  neg_literal.name = "neg of negative literals";
+  neg_literal.json = graph(
+      {input("x", "float32", "[4, 6]")},
+      {R"({"name": "y", "op": "sub", "args": ["x", {"op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": -0.25}]}]})",
+       R"({"name": "z", "op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": "-inf", "dtype": "float64"}]})"},
+      {"y", "z"});
+  cases.push_back(neg_literal);
   return cases;
 }
 

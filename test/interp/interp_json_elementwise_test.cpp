@@ -182,6 +182,27 @@ TEST(InterpJsonBinary, IntegerDivisionRemainderAndPow) {
             (std::vector<int64_t>{1, 8, 1024}));
 }
 
+// Expected values are PyTorch's: torch.pow(x, e) of x = [-inf, -0.0, 4, inf, nan]. A literal
+// exponent 0.5 or -0.5 is sqrt or rsqrt there, unlike std::pow at -inf and -0; other literal
+// exponents and tensor exponents are std::pow.
+TEST(InterpJsonBinary, PowByLiteralHalfIsSqrtAsInPyTorch) {
+  const std::vector<std::string> cs = {
+      constant("x", "float32", "[5]", R"(["-inf", -0.0, 4, "inf", "nan"])"),
+      constant("h", "float32", "[5]", "[0.5, 0.5, 0.5, 0.5, 0.5]")};
+  const Tensor s = eval_y(cs, R"({"name": "y", "op": "pow", "args": ["x", 0.5]})");
+  EXPECT_TRUE(floats_near(s, {kNan, -0.0, 2, kInf, kNan}));
+  EXPECT_TRUE(std::signbit(s.get_double(1)));
+  const Tensor r = eval_y(cs, R"({"name": "y", "op": "pow", "args": ["x", -0.5]})");
+  EXPECT_TRUE(floats_near(r, {kNan, -kInf, 0.5, 0, kNan}));
+  EXPECT_TRUE(floats_near(eval_y(cs, R"({"name": "y", "op": "pow", "args": ["x", 0.25]})"),
+                          {kInf, 0, 1.4142135381698608, kInf, kNan}));
+  EXPECT_TRUE(floats_near(eval_y(cs, R"({"name": "y", "op": "pow", "args": ["x", "h"]})"),
+                          {kInf, 0, 2, kInf, kNan}));
+  const Tensor d = eval_y({constant("x", "float64", "[1]", R"(["-inf"])")},
+                          R"({"name": "y", "op": "pow", "args": ["x", 0.5]})");
+  EXPECT_TRUE(floats_near(d, {kNan}));
+}
+
 TEST(InterpJsonBinary, DivisionByZeroNamesTheNode) {
   const std::vector<std::string> cs = {constant("a", "int64", "[2]", "[1, 2]"), constant("z", "int64", "[2]", "[1, 0]")};
   try {

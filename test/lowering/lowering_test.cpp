@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "compare.h"
+#include "ir_eval.h"
 #include "stax/graph/frontend.h"
 #include "stax/ir/printer.h"
 #include "stax/support/error.h"
@@ -280,6 +284,47 @@ TEST(Lowering, PromotionIsExplicit) {
   p = lower_text(x, R"([{"name": "y", "op": "where", "args": [{"op": "gt", "args": ["x", 0]}, "x", "-inf"]}])",
                  R"(["y"])");
   EXPECT_EQ(body(p, 1), "where(gt(x[x0], int32(0)), cast<float32>(x[x0]), float32(-inf))");
+}
+
+// A literal exponent 0.5 or -0.5 is sqrt or rsqrt, as PyTorch computes it. The expected values
+// are PyTorch's: torch.pow(torch.tensor([-inf, -0.0, 4.0]), 0.5) and (..., -0.5).
+TEST(Lowering, PowByLiteralHalfIsSqrt) {
+  const char* x = R"([{"name": "x", "dtype": "float32", "shape": [3]}])";
+  ir::Program half = lower_text(x, R"([{"name": "y", "op": "pow", "args": ["x", 0.5]}])", R"(["y"])");
+  EXPECT_EQ(body(half, 1), "sqrt(x[x0])");
+  ir::Program minus = lower_text(x, R"([{"name": "y", "op": "pow", "args": ["x", -0.5]}])", R"(["y"])");
+  EXPECT_EQ(body(minus, 1), "div(float32(1), sqrt(x[x0]))");
+  ir::Program other = lower_text(x, R"([{"name": "y", "op": "pow", "args": ["x", 0.25]}])", R"(["y"])");
+  EXPECT_EQ(body(other, 1), "pow(x[x0], float32(0.25))");
+
+  Tensor in(DType::Float32, {3});
+  in.set_double(0, -std::numeric_limits<double>::infinity());
+  in.set_double(1, -0.0);
+  in.set_double(2, 4.0);
+  const Tensor s = testing::run_ir(half, {in}).at(0);
+  EXPECT_TRUE(std::isnan(s.get_double(0)));
+  EXPECT_TRUE(s.get_double(1) == 0.0 && std::signbit(s.get_double(1)));
+  EXPECT_EQ(s.get_double(2), 2.0);
+  const Tensor r = testing::run_ir(minus, {in}).at(0);
+  EXPECT_TRUE(std::isnan(r.get_double(0)));
+  EXPECT_EQ(r.get_double(1), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(r.get_double(2), 0.5);
+}
+
+// A float arange with whole start and step counts in int64: torch.arange(0, -5, -1,
+// dtype=torch.float64) is [0.0, -1.0, -2.0, -3.0, -4.0] with +0.0 first (PyTorch's values), which
+// g++ turned into -0.0 when it folded `0.0 + x0 * -1.0`.
+TEST(Lowering, FloatArangeWithWholeStepCountsInInt64) {
+  graph::Graph g = parse("[]", R"([{"name": "y", "op": "arange", "start": 0, "end": -5, "step": -1,
+                                    "dtype": "float64"}])", R"(["y"])");
+  ir::Program p = lower(g);
+  EXPECT_EQ(body(p, 0), "cast<float64>(index<int64>(-x0))");
+  const Tensor y = testing::run_ir(p, {}).at(0);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(y.get_double(i), -static_cast<double>(i));
+  EXPECT_FALSE(std::signbit(y.get_double(0)));
+  ir::Program half = lower_text("[]", R"([{"name": "y", "op": "arange", "start": 0.5, "end": 2, "step": 0.5}])",
+                                R"(["y"])");
+  EXPECT_EQ(body(half, 0), "cast<float32>(add(float64(0.5), mul(cast<float64>(index<int64>(x0)), float64(0.5))))");
 }
 
 TEST(Lowering, IntegerSumAccumulatesInInt64) {

@@ -133,6 +133,12 @@ struct Value {
   int64_t numel() const { return shape_numel(shape); }
 };
 
+// Whether `v` is pow(x, e) of a tensor x, a float literal e equal to `e` and a floating compute
+// dtype. PyTorch's pow(Tensor, Scalar) computes the exponents 0.5 and -0.5 as sqrt and rsqrt,
+// which differ from std::pow at -inf (NaN, not +inf or 0) and at -0 (-0 and -inf); the
+// interpreter and the lowering both follow it.
+bool is_pow_by_float_literal(const Value& v, double e);
+
 struct Graph {
   std::string name;
   std::vector<Value> values;     // inputs, then constants, then nodes in topological order
