@@ -181,6 +181,21 @@ void float_exp_erf_tanh() {
           "exp(+-%g) = inf, 0", double(v));
   }
   CHECK(stax_rt::exp(VF(0.0f)).lane(0) == 1.0f && stax_rt::exp(VF(-0.0f)).lane(0) == 1.0f, "exp(+-0) = 1");
+  // Lanes that round to 0 (a masked softmax's -inf) among ordinary ones, among ones beyond the
+  // fast path's range, and among NaNs: each lane as exp of that value alone.
+  const float mixes[][4] = {{-stax_rt::inf<float>(), 0.5f, -200.0f, -3.25f},
+                            {-stax_rt::inf<float>(), 87.5f, -1.0f, -90.0f},
+                            {-stax_rt::inf<float>(), stax_rt::nan<float>(), 2.0f, -104.5f}};
+  for (const auto& mix : mixes) {
+    float in[64], out[64];
+    for (int i = 0; i < 64; ++i) in[i] = mix[i % 4];
+    apply1(vexp, in, out, 64);
+    for (int i = 0; i < 64; ++i) {
+      const float alone = stax_rt::exp(VF(in[i])).lane(0);
+      CHECK(same_bits(out[i], alone) || (std::isnan(out[i]) && std::isnan(alone)), "exp(%.9g) among other lanes",
+            double(in[i]));
+    }
+  }
   // erf: 4096 floats on each side of where its pieces meet (0.75, 1.5) and where it saturates (4).
   const float switches[] = {0.75f, 1.5f, 4.0f, -0.75f, -1.5f, -4.0f};
   for (float b : switches) {

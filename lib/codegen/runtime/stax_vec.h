@@ -1364,7 +1364,8 @@ template <typename I> inline ExpSplitF32<I> exp_split_f32(Vec<float, I> x) {
 // When every lane has |x| < 86 (the common case), n is in [-125, 125] and p in [0.7, 1.42], so
 // p * 2^n is normal and is formed exactly by adding n to p's exponent field: the same bits as the
 // general path in a third fewer instructions (exp over the float32 numbers of |x| < 86 checked
-// bit for bit against it). A NaN lane fails the test and takes the general path.
+// bit for bit against it). The same holds when the other lanes round to 0 (a masked softmax's
+// -inf). A NaN lane fails both tests and takes the general path.
 template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> exp(Vec<float, I> x) {
   using VF = Vec<float, I>;
   using VI = Vec<int32_t, I>;
@@ -1374,7 +1375,12 @@ template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I
   }
   const Mask<I> zero = x < VF(-103.98f);
   if (all(zero)) return VF(0.0f);  // (the masked lanes of an attention mask come in runs)
-  const ExpSplitF32<I> s = exp_split_f32(where(zero, VF(0.0f), clamp_max(x, VF(89.0f))));
+  const VF xz = where(zero, VF(0.0f), x);
+  if (all(abs(xz) < VF(86.0f))) {  // (or are scattered among lanes of the fast path)
+    const ExpSplitF32<I> s = exp_split_f32(xz);
+    return where(zero, VF(0.0f), bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23)));
+  }
+  const ExpSplitF32<I> s = exp_split_f32(clamp_max(xz, VF(89.0f)));
   // The biased exponents (n>>1) + 127 and n - (n>>1) + 127, from m = n + 254.
   const VI m = s.n + VI(254), e1 = shift_right_arith(m, 1);
   return where(zero, VF(0.0f), s.p * bit_cast_f32(shift_left(e1, 23)) * bit_cast_f32(shift_left(m - e1, 23)));
