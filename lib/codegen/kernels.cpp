@@ -1177,9 +1177,9 @@ KernelCode emit_loop_kernel(const ir::Program& p, const Kernel& k, const std::st
   } else {
     // A kernel over rows reads each row from memory in its first loop, then works on it in the
     // cache; while a later loop runs (`host` below), the row the thread takes next is fetched
-    // into L2, so that the memory keeps streaming through the passes that compute. The addresses: the first
-    // loop's contiguous reads of large operands at the next row ("next" is 0 on the last row of
-    // the innermost outer loop: the address stays inside the operand).
+    // into L2, so that the memory keeps streaming through the passes that compute. The
+    // addresses: the first loop's contiguous reads of large operands at the next row ("next" is
+    // 0 on the last row of the innermost outer loop: the address stays inside the operand).
     auto next_row_prefetches = [&](CodeWriter& w, Var var, const LoopGroup& g) {
       std::vector<std::string> addresses;
       if (depth == 0 || k.loop_groups.size() < 2 || g.inner.size() != 1) return addresses;
