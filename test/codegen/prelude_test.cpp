@@ -347,6 +347,11 @@ TEST(Prelude, CheckLayoutNamesTheMismatch) {
   EXPECT_EQ(stax_rt::check_layout("input", 0, spec, nullptr, {STAX_FLOAT32, 2, shape, nullptr}, msg, sizeof msg),
             STAX_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(msg, "input 0 ('x.1'): data pointer is NULL");
+  // A short buffer takes the message cut to its size, terminated.
+  char small[9];
+  EXPECT_EQ(stax_rt::check_layout("input", 0, spec, nullptr, {STAX_FLOAT32, 2, shape, nullptr}, small, sizeof small),
+            STAX_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(small, "input 0 ");
   // The stride of a size-1 dimension is free.
   const int64_t shape1[] = {1, 4};
   const stax_rt::TensorSpec spec1{"r", STAX_INT64, 2, shape1};

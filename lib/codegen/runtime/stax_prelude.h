@@ -605,8 +605,13 @@ inline void format_shape(char* out, std::size_t size, int ndim, const int64_t* s
 }
 
 // Writes a one-line message into the caller's buffer (if any) and returns the error code.
+// (A copy, not snprintf: cut to the buffer on purpose, which g++ warns of when it sees both sizes.)
 inline int reject(char* message, std::size_t message_size, const char* text) {
-  if (message != nullptr && message_size > 0) std::snprintf(message, message_size, "%s", text);
+  if (message != nullptr && message_size > 0) {
+    const std::size_t length = std::strlen(text), n = length < message_size ? length : message_size - 1;
+    std::memcpy(message, text, n);
+    message[n] = '\0';
+  }
   return STAX_ERR_INVALID_ARGUMENT;
 }
 
