@@ -145,6 +145,30 @@ template <typename VF, typename RF> void float_sweep(const char* what, VF vf, RF
   if (worst > kU10) std::printf("    %s: worst %.3g ULP\n", what, worst);
 }
 
+// An odd function rising to 1 (erf, tanh): 4096 floats on each side of +-each switch point (where
+// its pieces meet and where it saturates), f(-x) = -f(x) bit for bit, f(+-0) = +-0, f(inf) = 1
+// and f(-1e30) = -1.
+template <typename VFn, typename RFn> void odd_to_one(const char* name, VFn vf, RFn ref, const float (&switches)[3]) {
+  using VF = V<float>;
+  for (float b : switches) {
+    const float both[2] = {b, -b};
+    for (float at : both) {
+      uint32_t bits;
+      std::memcpy(&bits, &at, sizeof bits);
+      float_sweep(name, vf, ref, bits - 4096, 1, 8192);
+    }
+  }
+  float x[64], r[64], rn[64];
+  Lcg rng(17);
+  for (float& v : x) v = static_cast<float>(rng.uniform(-6, 6));
+  apply1(vf, x, r, 64);
+  for (float& v : x) v = -v;
+  apply1(vf, x, rn, 64);
+  for (int i = 0; i < 64; ++i) CHECK(same_bits(rn[i], -r[i]), "%s(-x) = -%s(x) at x = %.9g", name, name, double(-x[i]));
+  CHECK(same_bits(vf(VF(0.0f)).lane(0), 0.0f) && same_bits(vf(VF(-0.0f)).lane(0), -0.0f), "%s(+-0) = +-0", name);
+  CHECK(vf(VF(stax_rt::inf<float>())).lane(0) == 1.0f && vf(VF(-1e30f)).lane(0) == -1.0f, "%s saturates", name);
+}
+
 void float_exp_erf_tanh() {
   using VF = V<float>;
   const auto vexp = [](VF v) { return stax_rt::exp(v); };
@@ -197,48 +221,16 @@ void float_exp_erf_tanh() {
     }
   }
   // erf: 4096 floats on each side of where its pieces meet (0.75, 1.5) and where it saturates (4).
-  const float switches[] = {0.75f, 1.5f, 4.0f, -0.75f, -1.5f, -4.0f};
-  for (float b : switches) {
-    uint32_t bb;
-    std::memcpy(&bb, &b, sizeof bb);
-    float_sweep("erf at a switch point", verf, rerf, bb - 4096, 1, 8192);
-  }
-  // Odd, signed zeros, saturation, NaN.
-  float x[64], r[64], rn[64];
-  Lcg rng(17);
-  for (float& v : x) v = static_cast<float>(rng.uniform(-6, 6));
-  apply1(verf, x, r, 64);
-  for (float& v : x) v = -v;
-  apply1(verf, x, rn, 64);
-  for (int i = 0; i < 64; ++i) CHECK(same_bits(rn[i], -r[i]), "erf(-x) = -erf(x) at x = %.9g", double(-x[i]));
-  CHECK(same_bits(stax_rt::erf(VF(0.0f)).lane(0), 0.0f) && same_bits(stax_rt::erf(VF(-0.0f)).lane(0), -0.0f),
-        "erf(+-0) = +-0");
-  CHECK(stax_rt::erf(VF(stax_rt::inf<float>())).lane(0) == 1.0f && stax_rt::erf(VF(-1e30f)).lane(0) == -1.0f,
-        "erf saturates");
+  odd_to_one("erf", verf, rerf, {0.75f, 1.5f, 4.0f});
   CHECK(std::isnan(stax_rt::erf(VF(stax_rt::nan<float>())).lane(0)) &&
             std::isnan(stax_rt::exp(VF(-stax_rt::nan<float>())).lane(0)) &&
             std::isnan(stax_rt::tanh(VF(stax_rt::nan<float>())).lane(0)),
         "NaN in, NaN out");
-  // tanh: the sweep, 4096 floats on each side of where its pieces meet (0.625, 1.5) and where it
-  // saturates (9.5), odd, signed zeros, saturation.
+  // tanh: the sweep, then as erf (pieces meet at 0.625 and 1.5, saturation from 9.5).
   const auto vtanh = [](VF v) { return stax_rt::tanh(v); };
   const auto rtanh = [](long double v) { return std::tanh(v); };
   float_sweep("tanh", vtanh, rtanh, 0, 4093, 1049344);
-  const float tanh_switches[] = {0.625f, 1.5f, 9.5f, -0.625f, -1.5f, -9.5f};
-  for (float b : tanh_switches) {
-    uint32_t bb;
-    std::memcpy(&bb, &b, sizeof bb);
-    float_sweep("tanh at a switch point", vtanh, rtanh, bb - 4096, 1, 8192);
-  }
-  for (float& v : x) v = static_cast<float>(rng.uniform(-6, 6));
-  apply1(vtanh, x, r, 64);
-  for (float& v : x) v = -v;
-  apply1(vtanh, x, rn, 64);
-  for (int i = 0; i < 64; ++i) CHECK(same_bits(rn[i], -r[i]), "tanh(-x) = -tanh(x) at x = %.9g", double(-x[i]));
-  CHECK(same_bits(stax_rt::tanh(VF(0.0f)).lane(0), 0.0f) && same_bits(stax_rt::tanh(VF(-0.0f)).lane(0), -0.0f),
-        "tanh(+-0) = +-0");
-  CHECK(stax_rt::tanh(VF(stax_rt::inf<float>())).lane(0) == 1.0f && stax_rt::tanh(VF(-1e30f)).lane(0) == -1.0f,
-        "tanh saturates");
+  odd_to_one("tanh", vtanh, rtanh, {0.625f, 1.5f, 9.5f});
 }
 
 template <typename T> void activations_of() {

@@ -1366,20 +1366,19 @@ template <typename I> inline ExpSplitF32<I> exp_split_f32(Vec<float, I> x) {
 // general path in a third fewer instructions (exp over the float32 numbers of |x| < 86 checked
 // bit for bit against it). The same holds when the other lanes round to 0 (a masked softmax's
 // -inf). A NaN lane fails both tests and takes the general path.
+template <typename I> inline Vec<float, I> exp_normal_f32(Vec<float, I> x) {  // (every |x| < 86)
+  const ExpSplitF32<I> s = exp_split_f32(x);
+  return bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23));
+}
 template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> exp(Vec<float, I> x) {
   using VF = Vec<float, I>;
   using VI = Vec<int32_t, I>;
-  if (all(abs(x) < VF(86.0f))) {
-    const ExpSplitF32<I> s = exp_split_f32(x);
-    return bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23));
-  }
+  if (all(abs(x) < VF(86.0f))) return exp_normal_f32(x);
   const Mask<I> zero = x < VF(-103.98f);
   if (all(zero)) return VF(0.0f);  // (the masked lanes of an attention mask come in runs)
   const VF xz = where(zero, VF(0.0f), x);
-  if (all(abs(xz) < VF(86.0f))) {  // (or are scattered among lanes of the fast path)
-    const ExpSplitF32<I> s = exp_split_f32(xz);
-    return where(zero, VF(0.0f), bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23)));
-  }
+  // (or are scattered among lanes of the fast path)
+  if (all(abs(xz) < VF(86.0f))) return where(zero, VF(0.0f), exp_normal_f32(xz));
   const ExpSplitF32<I> s = exp_split_f32(clamp_max(xz, VF(89.0f)));
   // The biased exponents (n>>1) + 127 and n - (n>>1) + 127, from m = n + 254.
   const VI m = s.n + VI(254), e1 = shift_right_arith(m, 1);
