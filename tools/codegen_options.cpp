@@ -11,10 +11,7 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.dump_memory = dump_memory;
   o.log = log;
   o.verbose = verbose;
-  o.isa = isa == "avx512" ? codegen::Isa::Avx512
-          : isa == "avx2" ? codegen::Isa::Avx2
-          : isa == "scalar" ? codegen::Isa::Scalar
-                            : codegen::Isa::Native;
+  o.isa = codegen::IsaTarget::parse(isa).value_or(codegen::IsaTarget::native());
   return o;
 }
 
@@ -46,13 +43,16 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
       ->check(CLI::IsMember({"fusion", "memory"}))
       ->delimiter(',')
       ->allow_extra_args(false);
+  std::string sets;
+  for (const codegen::IsaRecord& r : codegen::isa_table())
+    if (r.id != codegen::Isa::Scalar) sets += (sets.empty() ? "'" : ", '") + std::string(r.name) + "'";
   cmd.add_option("--isa", opts.isa,
                  "Instruction set of the vector kernels: 'native' (default) takes the widest the "
-                 "compiler of the generated file targets (-march=native: the machine's); 'avx512', "
-                 "'avx2' pin one (the file then needs a compiler targeting it, e.g. -mavx2 -mfma); "
-                 "'scalar' writes plain loops only")
+                 "compiler of the generated file targets (-march=native: the machine's); " + sets +
+                     " pin one (the file then needs a compiler targeting it, e.g. -mavx2 -mfma); "
+                     "'scalar' writes plain loops only")
       ->type_name("ISA")
-      ->check(CLI::IsMember({"native", "avx512", "avx2", "scalar"}));
+      ->check(CLI::IsMember(codegen::isa_target_names()));
   cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");
 }
 

@@ -178,25 +178,12 @@ void check_model_name(const std::string& name) {
                     "not start with '_' and has no '__'");
 }
 
-// The vector layer's tag for an --isa choice; "" for scalar loops.
-std::string isa_tag(Isa isa) {
-  switch (isa) {
-    case Isa::Native: return "stax_rt::IsaNative";
-    case Isa::Avx512: return "stax_rt::IsaAvx512";
-    case Isa::Avx2: return "stax_rt::IsaAvx2";
-    case Isa::Scalar: break;
-  }
-  return "";
-}
-
-std::string_view isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::Native: return "native";
-    case Isa::Avx512: return "avx512";
-    case Isa::Avx2: return "avx2";
-    case Isa::Scalar: return "scalar";
-  }
-  return "?";
+// The vector layer's tag for an --isa choice of one text (native or one set); "" for scalar
+// loops.
+std::string isa_tag(const IsaTarget& isa) {
+  if (isa.kind == IsaTarget::Kind::Native) return "stax_rt::IsaNative";
+  if (isa.fixed == Isa::Scalar) return "";
+  return isa_record(isa.fixed).tag_type();
 }
 
 GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts) {
@@ -208,6 +195,7 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
   GeneratedCode result;
   result.name = opts.name.empty() ? g.name : opts.name;
   check_model_name(result.name);
+  if (opts.isa.kind == IsaTarget::Kind::Dispatch) throw UserError("--isa dispatch is not available yet");
   // Memory (§7.5): values kept in a kernel's locals need none; the rest is planned into the arena,
   // and the plan's order is the order the kernels run in.
   const std::vector<Residence> where = buffer_residence(p, s);
@@ -247,11 +235,10 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
   body.blank();
   body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
   body.blank();
-  if ((opts.isa == Isa::Avx512 || opts.isa == Isa::Avx2) && sections.count("vec") != 0) {
-    const std::string tag = isa_tag(opts.isa);
-    const std::string flags = opts.isa == Isa::Avx512 ? "-mavx512f -mavx512dq" : "-mavx2 -mfma";
-    body.line("static_assert(stax_rt::isa_available<" + tag + ">, \"generated with --isa " +
-              std::string(isa_name(opts.isa)) + ": build with " + flags + " or -march=native on a machine that has it\");");
+  if (opts.isa.kind == IsaTarget::Kind::Fixed && !isa_tag(opts.isa).empty() && sections.count("vec") != 0) {
+    const IsaRecord& r = isa_record(opts.isa.fixed);
+    body.line("static_assert(stax_rt::isa_available<" + r.tag_type() + ">, \"generated with --isa " +
+              std::string(r.name) + ": build with " + std::string(r.flags) + " or -march=native on a machine that has it\");");
     body.blank();
   }
   emit_constants(p, m, body);

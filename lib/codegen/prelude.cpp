@@ -1,14 +1,19 @@
 #include "stax/codegen/prelude.h"
 
-#include <map>
+#include <cstddef>
 
+#include "stax/codegen/isa.h"
 #include "stax/support/error.h"
 
 namespace stax::codegen {
 
 namespace detail {
-extern const std::string_view kPreludeSource;
-extern const std::string_view kVecSource;
+struct EmbeddedFile {
+  std::string_view path;
+  std::string_view text;
+};
+extern const EmbeddedFile kRuntimeFiles[];
+extern const std::size_t kRuntimeFileCount;
 }  // namespace detail
 
 namespace {
@@ -65,11 +70,10 @@ void parse_sections(std::string_view src, std::vector<Section>& sections) {
   STAX_ASSERT(ended, "a runtime header lacks its // @end-sections line");
 }
 
-// The prelude's sections, then the vector layer's (which require some of the prelude's).
+// Every runtime file's sections, in file order (later files require earlier ones' sections).
 std::vector<Section> parse_all_sections() {
   std::vector<Section> all;
-  parse_sections(prelude_source(), all);
-  parse_sections(vec_source(), all);
+  for (const std::string& path : runtime_files()) parse_sections(runtime_source(path), all);
   return all;
 }
 
@@ -99,13 +103,22 @@ void add_with_requirements(const std::string& name, std::set<std::string>& out) 
 
 }  // namespace
 
-std::string_view prelude_source() { return detail::kPreludeSource; }
+std::vector<std::string> runtime_files() {
+  std::vector<std::string> files = {"stax_prelude.h", "stax_vec_base.h"};
+  for (const IsaRecord& r : isa_table()) files.emplace_back(r.runtime);
+  files.emplace_back("stax_vec.h");
+  return files;
+}
 
-std::string_view vec_source() { return detail::kVecSource; }
+std::string_view runtime_source(std::string_view path) {
+  for (std::size_t i = 0; i < detail::kRuntimeFileCount; ++i)
+    if (detail::kRuntimeFiles[i].path == path) return detail::kRuntimeFiles[i].text;
+  internal_error(__FILE__, __LINE__, "no runtime file '" + std::string(path) + "'");
+}
 
-std::vector<std::string> prelude_section_names() { return names_in(prelude_source()); }
+std::vector<std::string> section_names(std::string_view path) { return names_in(runtime_source(path)); }
 
-std::vector<std::string> vec_section_names() { return names_in(vec_source()); }
+std::vector<std::string> prelude_section_names() { return section_names("stax_prelude.h"); }
 
 std::string prelude_text(const std::set<std::string>& wanted) {
   std::set<std::string> closure;

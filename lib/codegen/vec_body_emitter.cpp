@@ -1,6 +1,7 @@
 #include "vec_body_emitter.h"
 
 #include "body_emitter.h"
+#include "stax/codegen/isa.h"
 #include "stax/codegen/literals.h"
 #include "stax/support/error.h"
 
@@ -25,10 +26,12 @@ bool is_checked_division(const Expr& e) {
 
 // The sections of the instruction set a tag names; any other name may be any of them.
 std::vector<std::string> isa_sections(const std::string& tag) {
-  if (tag == "stax_rt::IsaAvx512") return {"vec_avx512"};
-  if (tag == "stax_rt::IsaAvx2") return {"vec_avx2"};
-  if (tag == "stax_rt::IsaScalar") return {"vec_scalar"};
-  return {"vec_avx512", "vec_avx2", "vec_scalar"};
+  std::vector<std::string> all;
+  for (const IsaRecord& r : isa_table()) {
+    if (r.tag_type() == tag) return {r.section()};
+    all.push_back(r.section());
+  }
+  return all;
 }
 
 // True when `text` can take a member access (`.storeu(...)`) as it is: no operator at its top

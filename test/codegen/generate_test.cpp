@@ -16,7 +16,7 @@ namespace {
 // their own below.
 CodegenOptions scalar_options() {
   CodegenOptions opts;
-  opts.isa = Isa::Scalar;
+  opts.isa = IsaTarget::of(Isa::Scalar);
   return opts;
 }
 
@@ -150,7 +150,7 @@ TEST(Generate, InnermostLoopsAreVectorized) {
                                  ".storeu(buf2 + (128 * x0 + x1));"))
       << c.source;
   // Pinned sets are checked where the file is built.
-  opts.isa = Isa::Avx2;
+  opts.isa = IsaTarget::of(Isa::Avx2);
   const GeneratedCode pinned = generate_json(kExample71, opts);
   EXPECT_TRUE(contains(pinned.source, "static_assert(stax_rt::isa_available<stax_rt::IsaAvx2>, \"generated with --isa avx2"));
   EXPECT_TRUE(contains(pinned.source, "using ISA = stax_rt::IsaAvx2;"));

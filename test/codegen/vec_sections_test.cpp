@@ -2,6 +2,8 @@
 // whose requirements pull in the prelude's, and compilable on its own for every instruction set.
 #include "stax/codegen/prelude.h"
 
+#include "stax/codegen/isa.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,18 +24,33 @@ std::string read(const std::string& path) {
 }
 
 TEST(VecSections, EmbeddedTextIsTheRepositoryHeader) {
-  const std::string file = read(std::string(STAX_SOURCE_DIR) + "/lib/codegen/runtime/stax_vec.h");
-  ASSERT_FALSE(file.empty());
-  EXPECT_EQ(vec_source(), file);
+  for (const std::string& path : runtime_files()) {
+    const std::string file = read(std::string(STAX_SOURCE_DIR) + "/lib/codegen/runtime/" + path);
+    ASSERT_FALSE(file.empty()) << path;
+    EXPECT_EQ(runtime_source(path), file) << path;
+  }
 }
 
+// The files in section order: the prelude, the base, one file per record of the ISA table (in
+// table order, each holding the section vec_<name>), then what is written over all sets.
 TEST(VecSections, NamesInFileOrderAndPreludeNamesUnchanged) {
-  const std::vector<std::string> expected = {"vec_config", "vec_avx512", "vec_avx2", "vec_scalar", "vec", "vec_transpose"};
-  EXPECT_EQ(vec_section_names(), expected);
+  const std::vector<std::string> files = runtime_files();
+  ASSERT_EQ(files.size(), isa_table().size() + 3);
+  EXPECT_EQ(files.front(), "stax_prelude.h");
+  EXPECT_EQ(files[1], "stax_vec_base.h");
+  EXPECT_EQ(files.back(), "stax_vec.h");
+  EXPECT_EQ(section_names("stax_vec_base.h"), std::vector<std::string>{"vec_config"});
+  for (std::size_t i = 0; i < isa_table().size(); ++i) {
+    const IsaRecord& r = isa_table()[i];
+    EXPECT_EQ(files[i + 2], r.runtime);
+    EXPECT_EQ(section_names(r.runtime), std::vector<std::string>{r.section()}) << r.name;
+  }
+  const std::vector<std::string> common = {"vec", "vec_transpose"};
+  EXPECT_EQ(section_names("stax_vec.h"), common);
   const std::vector<std::string> prelude = prelude_section_names();
   ASSERT_FALSE(prelude.empty());
   EXPECT_EQ(prelude.front(), "includes");
-  for (const std::string& name : expected)
+  for (const std::string& name : common)
     EXPECT_EQ(std::find(prelude.begin(), prelude.end(), name), prelude.end()) << name;
 }
 
@@ -43,7 +60,6 @@ TEST(VecSections, RequirementsPullInThePreludeFirst) {
                             "STAX_RT_INTDIV", "STAX_RT_VEC_CONFIG", "STAX_RT_VEC_AVX2", "STAX_RT_VEC"})
     EXPECT_NE(text.find(std::string("#define ") + guard + "\n"), std::string::npos) << guard;
   EXPECT_EQ(text.find("#define STAX_RT_VEC_AVX512"), std::string::npos);
-  EXPECT_EQ(text.find("#define STAX_RT_VEC_SCALAR"), std::string::npos);
   EXPECT_EQ(text.find("#define STAX_RT_WRAPPER"), std::string::npos);
   EXPECT_EQ(text.find("@section"), std::string::npos);
   // The preamble's #include of the prelude header is not part of any section.
@@ -58,7 +74,8 @@ TEST(VecSections, RequirementsPullInThePreludeFirst) {
 TEST(VecSections, PreambleBelongsToNoSection) {
   std::set<std::string> all;
   for (const std::string& name : prelude_section_names()) all.insert(name);
-  for (const std::string& name : vec_section_names()) all.insert(name);
+  for (const std::string& path : runtime_files())
+    for (const std::string& name : section_names(path)) all.insert(name);
   const std::string text = prelude_text(all);
   EXPECT_EQ(text.find("stax_prelude.h\""), std::string::npos);
   EXPECT_EQ(text.find("The vector layer of generated code"), std::string::npos);

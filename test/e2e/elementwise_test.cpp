@@ -30,7 +30,7 @@ TEST(E2E, UnaryAndBinaryOpsWithEveryIsa) {
   std::vector<Case> cases = unary_cases();
   for (Case& c : binary_cases()) cases.push_back(std::move(c));
   for (const IsaVariant& v : isa_variants()) {
-    SCOPED_TRACE("--isa " + std::string(codegen::isa_name(v.isa)));
+    SCOPED_TRACE("--isa " + v.isa.name());
     EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
   }
 }

@@ -126,7 +126,7 @@ int main() {
 )cxx";
 
 // The whole pipeline, as `staxc compile` runs it, with the instruction set pinned.
-codegen::GeneratedCode generate(const std::string& json, const std::string& name, codegen::Isa isa) {
+codegen::GeneratedCode generate(const std::string& json, const std::string& name, codegen::IsaTarget isa) {
   const graph::Graph primitive = graph::expand_composites(graph::parse_graph(json));
   const ir::Program p = lowering::lower(primitive);
   codegen::CodegenOptions o;
@@ -140,7 +140,7 @@ TEST(LongReduction, SumAndMeanOf2To27Float32Values) {
   const fs::path d = dir.path();
   std::string main = "// The long-reduction check: every model below, then main.\n";
   for (const auto& [json, graph_name] : {std::pair{kFlat, "flat"}, std::pair{kRows, "rows"}}) {
-    for (const auto& [isa, isa_name] : {std::pair{codegen::Isa::Native, "native"}, std::pair{codegen::Isa::Scalar, "scalar"}}) {
+    for (const auto& [isa, isa_name] : {std::pair{codegen::IsaTarget::native(), "native"}, std::pair{codegen::IsaTarget::of(codegen::Isa::Scalar), "scalar"}}) {
       const std::string name = std::string(graph_name) + "_" + isa_name;
       driver::write_file_atomic(d / (name + ".cpp"), generate(json, name, isa).source);
       main += "#include \"" + name + ".cpp\"\n";

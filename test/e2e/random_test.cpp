@@ -56,7 +56,7 @@ TEST(RandomGraphs, EveryIsa) {
   opt.max_numel = 1024;
   const std::vector<Case> cases = random_cases(120000, graph_count(60), opt);
   for (const IsaVariant& v : isa_variants()) {
-    SCOPED_TRACE("--isa " + std::string(codegen::isa_name(v.isa)));
+    SCOPED_TRACE("--isa " + v.isa.name());
     EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
   }
 }

@@ -145,7 +145,7 @@ TEST(E2E, VectorReductionsWithEveryIsa) {
   const std::vector<Case> cases = vector_reduction_cases();
   EXPECT_GE(cases.size(), 75u);
   for (const IsaVariant& v : isa_variants()) {
-    SCOPED_TRACE("--isa " + std::string(codegen::isa_name(v.isa)));
+    SCOPED_TRACE("--isa " + v.isa.name());
     EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
   }
 }
@@ -157,7 +157,7 @@ TEST(E2E, VectorReductionsBuildForAvx512) {
   for (std::size_t k = 0; k < cases.size(); ++k) {
     driver::CompileOptions opts;
     opts.name = "m" + std::to_string(k);
-    opts.isa = codegen::Isa::Avx512;
+    opts.isa = codegen::IsaTarget::of(codegen::Isa::Avx512);
     models.push_back(driver::compile_graph(graph::parse_graph(cases[k].json), opts));
   }
   std::vector<const codegen::GeneratedCode*> codes;

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "stax/codegen/isa.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
 #include "stax/memory/plan.h"
@@ -27,18 +28,15 @@
 
 namespace stax::codegen {
 
-// The instruction set of the vector kernels (--isa): Native takes the widest the compiler of the
-// generated file targets (so -march=native takes the widest the machine has); the others pin one,
-// for reproducible output and benchmarks (the generated file then fails to build, with a clear
-// message, on a compiler that does not target it).
-enum class Isa : unsigned char { Native, Avx512, Avx2, Scalar };
-std::string_view isa_name(Isa isa);  // "native", "avx512", "avx2", "scalar"
 
 struct CodegenOptions {
   // The model's name, prefix of every C API symbol; empty: the graph's name. Must be a C
   // identifier that is no keyword and does not start with '_' (UserError otherwise).
   std::string name;
-  Isa isa = Isa::Native;
+  // The instruction sets of the vector kernels (--isa, isa.h): the widest the compiler of the
+  // generated file targets, one pinned set (reproducible output and benchmarks; the file then
+  // fails to build, with a clear message, on a compiler that does not target it), or dispatch.
+  IsaTarget isa;
   // Memory planning (§7.5): reordering, the reuse pool and in-place reuse (all on by default).
   memory::PlannerOptions memory;
 };

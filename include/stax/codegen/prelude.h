@@ -1,11 +1,9 @@
-// The runtime prelude that every generated file starts with (lib/codegen/runtime/stax_prelude.h,
-// embedded at build time). It is a list of named sections; a generated file carries only the
-// sections its kernels use, plus the ones those require. The vector layer
-// (lib/codegen/runtime/stax_vec.h: Vec<T, Isa> over AVX-512, AVX2 and scalars) is a second
-// header of the same form whose sections come after the prelude's: "vec" is the shared layer,
-// "vec_avx512", "vec_avx2" and "vec_scalar" the instruction sets (each compiles to nothing when
-// the compiler does not target it). A model that uses IsaNative asks for all four; a model
-// pinned to one set may ask for "vec" and that set's section alone.
+// The runtime that every generated file starts with, embedded at build time from
+// lib/codegen/runtime/: the prelude (stax_prelude.h: scalar helpers, the C API types, the
+// wrapper's pieces), then the vector layer (stax_vec_base.h; one file per instruction set of the
+// ISA table, isa/<set>.h; stax_vec.h, what is written once over all sets). Each file is a list
+// of named sections (the rules are at the top of stax_prelude.h); a generated file carries only
+// the sections its kernels use, plus the ones those require, in the order of the files.
 #pragma once
 
 #include <set>
@@ -15,21 +13,22 @@
 
 namespace stax::codegen {
 
-// The whole prelude header, as it is in the repository.
-std::string_view prelude_source();
+// The runtime files in section order: "stax_prelude.h", "stax_vec_base.h", each record's
+// runtime file in table order, "stax_vec.h".
+std::vector<std::string> runtime_files();
 
-// The vector layer's header, as it is in the repository.
-std::string_view vec_source();
+// One runtime header, as it is in the repository (`path` relative to lib/codegen/runtime/). An
+// unknown path is an internal error.
+std::string_view runtime_source(std::string_view path);
 
-// Section names of stax_prelude.h in file order ("includes", "capi", "core", ...).
+// The section names of one runtime file, in file order.
+std::vector<std::string> section_names(std::string_view path);
+
+// The prelude's section names ("includes", "capi", "core", ...).
 std::vector<std::string> prelude_section_names();
 
-// Section names of stax_vec.h in file order ("vec_config", "vec_avx512", ...).
-std::vector<std::string> vec_section_names();
-
-// The text of `wanted` and of every section they require (transitively), in file order (the
-// prelude's, then the vector layer's); "includes" is always part of it. An unknown name is an
-// internal error.
+// The text of `wanted` and of every section they require (transitively), in section order;
+// "includes" is always part of it. An unknown name is an internal error.
 std::string prelude_text(const std::set<std::string>& wanted);
 
 // The text of one section alone (no dependencies): the header writer uses "capi".

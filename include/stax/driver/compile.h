@@ -24,7 +24,7 @@ struct CompileOptions {
   // summary (memory::memory_summary).
   std::vector<std::string> log;
   bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
-  codegen::Isa isa = codegen::Isa::Native;  // --isa: the vector kernels' instruction set
+  codegen::IsaTarget isa;  // --isa: the vector kernels' instruction sets
 };
 
 struct CompiledModel {

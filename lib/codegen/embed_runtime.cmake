@@ -1,0 +1,30 @@
+# Turns the runtime headers (every .h under RUNTIME_DIR) into one C++ source file holding each
+# file's text as a raw string literal, keyed by its path relative to RUNTIME_DIR, so that staxc
+# carries the runtime without reading files at run time.
+# Usage: cmake -DRUNTIME_DIR=lib/codegen/runtime -DOUTPUT=runtime_text.cpp -P embed_runtime.cmake
+file(GLOB_RECURSE files RELATIVE "${RUNTIME_DIR}" "${RUNTIME_DIR}/*.h")
+list(SORT files)
+set(content "// Generated from lib/codegen/runtime by embed_runtime.cmake; do not edit.\n")
+string(APPEND content "#include <cstddef>\n#include <string_view>\n\n")
+string(APPEND content "namespace stax::codegen::detail {\n")
+string(APPEND content "struct EmbeddedFile {\n  std::string_view path;\n  std::string_view text;\n};\n")
+string(APPEND content "extern const EmbeddedFile kRuntimeFiles[];\nextern const std::size_t kRuntimeFileCount;\n")
+string(APPEND content "const EmbeddedFile kRuntimeFiles[] = {\n")
+foreach(f ${files})
+  file(READ "${RUNTIME_DIR}/${f}" text)
+  string(FIND "${text}" ")stax_runtime\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter )stax_runtime\"")
+  endif()
+  string(APPEND content "    {\"${f}\", R\"stax_runtime(${text})stax_runtime\"},\n")
+endforeach()
+string(APPEND content "};\nconst std::size_t kRuntimeFileCount = sizeof(kRuntimeFiles) / sizeof(kRuntimeFiles[0]);\n")
+string(APPEND content "}  // namespace stax::codegen::detail\n")
+# Rewrite only when the text changed, so an unchanged runtime does not trigger a rebuild.
+if(EXISTS "${OUTPUT}")
+  file(READ "${OUTPUT}" old)
+  if(old STREQUAL content)
+    return()
+  endif()
+endif()
+file(WRITE "${OUTPUT}" "${content}")

@@ -1,0 +1,53 @@
+// The base of the vector layer of generated code (design.md, "CPU code"; §8.1 of the design
+// chapter): the primary templates that every instruction set specializes, Vec<T, I>, Mask<I> and
+// TransposeBlock<T, I>, and what they share before any set is known. Each instruction set is one
+// file under isa/ (its tag type, its Vec and Mask specializations, its macros), listed in the
+// ISA table (include/stax/codegen/isa.def); stax_vec.h holds what is written once over all of
+// them. The layout rules are those of stax_prelude.h: sections, include guards, internal linkage.
+#include "stax_prelude.h"  // (not emitted) the sections these require, so this header compiles alone
+
+// @section vec_config requires core math activation reduce intdiv
+#ifndef STAX_RT_VEC_CONFIG
+#define STAX_RT_VEC_CONFIG
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace {
+namespace stax_rt {
+
+// I::width lanes of T (float, double, int32_t, int64_t), and I::width booleans. I is a tag type
+// of an isa/ file: `width` (lanes of every dtype) and `name`.
+template <typename T, typename I> struct Vec;
+template <typename I> struct Mask;
+
+// True when the compiler of this translation unit targets the instruction set I (each isa/ file
+// specializes it for its tag).
+template <typename I> inline constexpr bool isa_available = false;
+
+// Selects a conversion overload: convert(Vec<From, I>, VecTag<To>) (see cast below).
+template <typename T> struct VecTag {};
+
+// A conversion done lane by lane with the prelude's scalar cast (where no instruction does it).
+template <typename To, typename From, typename I> inline Vec<To, I> convert_lanes(Vec<From, I> x) {
+  From a[I::width];
+  To b[I::width];
+  x.storeu(a);
+  for (int i = 0; i < I::width; ++i) b[i] = cast<To>(a[i]);
+  return Vec<To, I>::loadu(b);
+}
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
+// transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
+template <typename T, typename I> struct TransposeBlock {
+  static constexpr int size = 1;
+  static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
+};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC_CONFIG
+// @end-sections
