@@ -1,9 +1,9 @@
-# The ISA table (include/stax/codegen/isa.def) read into CMake, so that the tests build the
+# The ISA table (include/stax/support/isa.def) read into CMake, so that the tests build the
 # vector layer once per instruction set with the record's own flags.
 #   STAX_ISA_NAMES          every record's name, narrowest first
 #   STAX_ISA_<name>_ARCH    "any", "x86_64" or "aarch64"
 #   STAX_ISA_<name>_FLAGS   the compiler flags, as a list
-file(STRINGS ${PROJECT_SOURCE_DIR}/include/stax/codegen/isa.def stax_isa_lines REGEX "^STAX_ISA\\(")
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/stax/support/isa.def stax_isa_lines REGEX "^STAX_ISA\\(")
 set(STAX_ISA_NAMES)
 foreach(line ${stax_isa_lines})
   # STAX_ISA(Id, "name", "arch", lanes, bits, "tag", "runtime", "flags", ...)

@@ -67,6 +67,7 @@ void run_bench(const BenchCommandOptions& opts) {
   driver::CompileOptions tiny_options = compile;
   tiny_options.dump_schedule.clear();
   tiny_options.dump_memory.clear();
+  tiny_options.dump_kernel_plan.clear();
   tiny_options.log.clear();
   const driver::CompiledModel tiny = driver::compile_tiny_model(tiny_options, m.code.name);
   std::vector<Tensor> inputs = driver::prepare_inputs(m.graph, given, opts.inputs.seed);

@@ -9,9 +9,10 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.fuse = !no_fuse;
   o.dump_schedule = dump_schedule;
   o.dump_memory = dump_memory;
+  o.dump_kernel_plan = dump_kernel_plan;
   o.log = log;
   o.verbose = verbose;
-  o.isa = codegen::IsaTarget::parse(isa).value_or(codegen::IsaTarget::native());
+  o.isa = IsaTarget::parse(isa).value_or(IsaTarget::native());
   return o;
 }
 
@@ -34,25 +35,31 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
                  "order's peak, M*, the arena's size, every buffer's size, lifetime and offset, the "
                  "reuse and in-place decisions")
       ->type_name("FILE.json");
+  cmd.add_option("--dump-kernel-plan", opts.dump_kernel_plan,
+                 "Also write the kernel plan as JSON: per instruction set, every kernel's form, where "
+                 "each buffer lives, its vector loop and lanes, its parallel loops (Algorithm 8.1's "
+                 "depth and chunk, the shared region), streamed stores and prefetches, each with "
+                 "its reason")
+      ->type_name("FILE.json");
   cmd.add_option("--log", opts.log,
                  "Print a stage's log to stderr (repeatable, or a list: --log fusion,memory); "
                  "'fusion': the scheduler's dependencies, candidates, fusions and resulting kernels; "
                  "'memory': the workspace plan in a few lines (order, M*, arena, reuse, the largest "
-                 "intermediates)")
+                 "intermediates); 'kernels': the kernel plan, each decision with its reason")
       ->type_name("TOPIC")
-      ->check(CLI::IsMember({"fusion", "memory"}))
+      ->check(CLI::IsMember({"fusion", "memory", "kernels"}))
       ->delimiter(',')
       ->allow_extra_args(false);
   std::string sets;
-  for (const codegen::IsaRecord& r : codegen::isa_table())
-    if (r.id != codegen::Isa::Scalar) sets += (sets.empty() ? "'" : ", '") + std::string(r.name) + "'";
+  for (const IsaRecord& r : isa_table())
+    if (r.id != Isa::Scalar) sets += (sets.empty() ? "'" : ", '") + std::string(r.name) + "'";
   cmd.add_option("--isa", opts.isa,
                  "Instruction set of the vector kernels: 'native' (default) takes the widest the "
                  "compiler of the generated file targets (-march=native: the machine's); " + sets +
                      " pin one (the file then needs a compiler targeting it, e.g. -mavx2 -mfma); "
                      "'scalar' writes plain loops only")
       ->type_name("ISA")
-      ->check(CLI::IsMember(codegen::isa_target_names()));
+      ->check(CLI::IsMember(isa_target_names()));
   cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");
 }
 

@@ -12,13 +12,14 @@
 namespace stax::tools {
 
 // --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --dump-memory FILE.json,
-// --log TOPIC and -v.
+// --dump-kernel-plan FILE.json, --log TOPIC, --isa ISA and -v.
 struct GenerateOptions {
   std::string name;
   std::string dump_ir;
   bool no_fuse = false;
   std::string dump_schedule;
   std::string dump_memory;
+  std::string dump_kernel_plan;
   std::vector<std::string> log;
   bool verbose = false;
   std::string isa = "native";

@@ -5,12 +5,11 @@
 
 #include "capi.h"
 #include "code_writer.h"
-#include "kernels.h"
+#include "emit_forms.h"
 #include "model_layout.h"
 #include "stax/codegen/literals.h"
 #include "stax/codegen/mangle.h"
 #include "stax/codegen/prelude.h"
-#include "stax/memory/from_schedule.h"
 #include "stax/support/error.h"
 
 namespace stax::codegen {
@@ -58,45 +57,6 @@ std::string pointer_expr(const ir::Program& p, const ModelLayout& m, ir::BufferI
   internal_error(__FILE__, __LINE__, "no pointer for buffer " + b.name);
 }
 
-// The memory problem of the schedule without the buffers kept in local variables: they need no
-// memory, so they take no part in planning (in-place candidates naming them go too).
-memory::MemoryProblem without_locals(memory::MemoryProblem problem, const std::vector<bool>& local) {
-  std::vector<int> remap(problem.buffers.size(), -1);
-  std::vector<memory::MemBuffer> kept;
-  for (std::size_t i = 0; i < problem.buffers.size(); ++i) {
-    const int id = problem.buffers[i].id;
-    if (id >= 0 && local[static_cast<std::size_t>(id)]) continue;
-    remap[i] = static_cast<int>(kept.size());
-    kept.push_back(problem.buffers[i]);
-  }
-  auto keep = [&](std::vector<int>& refs) {
-    std::vector<int> out;
-    for (int r : refs)
-      if (remap[static_cast<std::size_t>(r)] >= 0) out.push_back(remap[static_cast<std::size_t>(r)]);
-    refs = std::move(out);
-  };
-  for (memory::Step& st : problem.steps) {
-    keep(st.defines);
-    keep(st.reads);
-    std::vector<memory::InPlaceCandidate> inplace;
-    for (const memory::InPlaceCandidate& c : st.inplace) {
-      const int r = remap[static_cast<std::size_t>(c.read)], w = remap[static_cast<std::size_t>(c.write)];
-      if (r >= 0 && w >= 0) inplace.push_back({r, w});
-    }
-    st.inplace = std::move(inplace);
-  }
-  problem.buffers = std::move(kept);
-  return problem;
-}
-
-// A kernel as the wrapper runs it: its function, and whether it shares a parallel region with
-// its neighbours (§8.5).
-struct KernelCall {
-  const scheduler::Kernel* kernel = nullptr;
-  KernelCode code;
-  ParallelMode mode = ParallelMode::Serial;
-};
-
 std::string call_text(const ModelLayout& m, const KernelCode& k) {
   std::string args;
   for (ir::BufferId id : k.params) args += (args.empty() ? "" : ", ") + m.names[static_cast<std::size_t>(id)];
@@ -107,8 +67,8 @@ std::string call_text(const ModelLayout& m, const KernelCode& k) {
 
 // int run_model(inputs, outputs, workspace): pointers, kernels in the plan's order (adjacent
 // loop kernels in one parallel region), output copies.
-void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<KernelCall>& calls,
-              CodeWriter& out) {
+void emit_run(const ir::Program& p, const ModelLayout& m, const kernelplan::ProgramPlan& plan,
+              const std::vector<KernelCode>& codes, CodeWriter& out) {
   out.line("// The wrapper (§8.5): buffer pointers, the kernels in order, then the outputs that no");
   out.line("// kernel writes (inputs, constants and repeats) copied into place.");
   out.open("int " + m.run_fn + "(const void* const* inputs, void* const* outputs, void* workspace)");
@@ -121,8 +81,8 @@ void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<Kern
   }
   // Pointers of the buffers the kernels and copies use, in buffer order.
   std::vector<bool> used(p.buffers.size(), false);
-  for (const KernelCall& c : calls)
-    for (ir::BufferId id : c.code.params) used[static_cast<std::size_t>(id)] = true;
+  for (const KernelCode& c : codes)
+    for (ir::BufferId id : c.params) used[static_cast<std::size_t>(id)] = true;
   for (const OutputCopy& c : m.copies) used[static_cast<std::size_t>(c.from)] = true;
   for (const ir::Buffer& b : p.buffers) {
     const BufferPlace& place = m.places[static_cast<std::size_t>(b.id)];
@@ -134,28 +94,27 @@ void emit_run(const ir::Program& p, const ModelLayout& m, const std::vector<Kern
              " = " + pointer_expr(p, m, b.id) + ";");
   }
   if (!uses_inputs) out.line("(void)inputs;");
-  for (std::size_t i = 0; i < calls.size();) {
-    if (calls[i].mode != ParallelMode::Shared) {
-      out.line(call_text(m, calls[i].code));
-      ++i;
+  for (std::size_t i = 0; i < codes.size();) {
+    const int r = plan.kernels[i].region;
+    if (r < 0) {
+      out.line(call_text(m, codes[i++]));
       continue;
     }
-    std::size_t j = i;
-    int64_t work = 0;
-    while (j < calls.size() && calls[j].mode == ParallelMode::Shared) work += kernel_work(*calls[j++].kernel);
-    if (j - i > 1) {
-      out.line("// " + std::to_string(j - i) + " adjacent loop kernels in one parallel region; each divides its outer");
+    const kernelplan::Region& region = plan.regions[static_cast<std::size_t>(r)];
+    const std::size_t n = region.kernels.size();
+    if (n > 1) {
+      out.line("// " + std::to_string(n) + " adjacent loop kernels in one parallel region; each divides its outer");
       out.line("// loops among the threads and ends with a barrier.");
     }
-    out.open("if (stax_rt::run_parallel(" + std::to_string(work) + ", " + std::to_string(kMinChunk) + "))");
+    out.open("if (stax_rt::run_parallel(" + std::to_string(region.work) + ", " + std::to_string(kernelplan::kMinChunk) + "))");
     out.raw("#pragma omp parallel");
     out.open("");
-    for (std::size_t k = i; k < j; ++k) out.line(call_text(m, calls[k].code));
+    for (std::size_t k = i; k < i + n; ++k) out.line(call_text(m, codes[k]));
     out.close();
     out.reopen("else");
-    for (std::size_t k = i; k < j; ++k) out.line(call_text(m, calls[k].code));
+    for (std::size_t k = i; k < i + n; ++k) out.line(call_text(m, codes[k]));
     out.close();
-    i = j;
+    i += n;
   }
   for (const OutputCopy& c : m.copies) {
     const ir::Buffer& b = p[c.from];
@@ -186,47 +145,24 @@ std::string isa_tag(const IsaTarget& isa) {
   return isa_record(isa.fixed).tag_type();
 }
 
-GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts) {
-  return generate(g, p, scheduler::schedule(p), opts);
-}
-
-GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
-                       const CodegenOptions& opts) {
+GeneratedCode emit(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                   const kernelplan::Locals& locals, const memory::MemoryPlan& memory,
+                   const std::vector<kernelplan::ProgramPlan>& plans, const CodegenOptions& opts) {
   GeneratedCode result;
   result.name = opts.name.empty() ? g.name : opts.name;
   check_model_name(result.name);
   if (opts.isa.kind == IsaTarget::Kind::Dispatch) throw UserError("--isa dispatch is not available yet");
-  // Memory (§7.5): values kept in a kernel's locals need none; the rest is planned into the arena,
-  // and the plan's order is the order the kernels run in.
-  const std::vector<Residence> where = buffer_residence(p, s);
-  std::vector<bool> local(where.size());
-  for (std::size_t i = 0; i < where.size(); ++i) local[i] = where[i] != Residence::Memory;
-  result.memory = memory::plan_memory(without_locals(memory::problem_from_schedule(p, s), local), opts.memory);
-  const ModelLayout m = layout_model(g, p, s, result.memory, local, result.name);
+  STAX_ASSERT(plans.size() == 1, "one kernel plan per instruction set of the file");
+  const kernelplan::ProgramPlan& plan = plans.front();
+  const ModelLayout m = layout_model(g, p, s, memory, locals.mask(), result.name);
   result.workspace_size = m.workspace_size;
 
-  // Parallel regions (§8.4, §8.5): the wrapper opens one around every run of adjacent loop
-  // kernels that can share it (one kernel or more), entered only when the run's work pays for
-  // it on the threads there are.
-  std::vector<KernelCall> calls;
-  for (int step : result.memory.order) calls.push_back({&s.kernels[static_cast<std::size_t>(step)], {}, {}});
-  for (KernelCall& c : calls)
-    if (can_share_region(p, *c.kernel)) c.mode = ParallelMode::Shared;
   std::set<std::string> sections = {"core", "capi", "wrapper"};
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    const scheduler::Kernel& k = *calls[i].kernel;
-    const std::string& fn = m.kernel_names[static_cast<std::size_t>(result.memory.order[i])];
-    if (!k.loop_groups.empty()) {
-      if (calls[i].mode == ParallelMode::Serial && parallel_depth(k) > 0) calls[i].mode = ParallelMode::Standalone;
-      calls[i].code = emit_loop_kernel(p, k, fn, m.names, where, calls[i].mode, isa_tag(opts.isa), sections);
-    } else {
-      calls[i].code = emit_kernel(p, p[k.nodes.front().buffer], fn, m.names, sections);
-      calls[i].code.text = "// kernel " + k.name + " (" + std::string(scheduler::kernel_kind_name(k.kind)) + ")\n" +
-                           calls[i].code.text;
-    }
-  }
   std::vector<KernelCode> kernels;
-  for (const KernelCall& c : calls) kernels.push_back(c.code);
+  for (const kernelplan::KernelPlan& kp : plan.kernels)
+    kernels.push_back(emit_kernel(p, s.kernels[static_cast<std::size_t>(kp.kernel)], kp,
+                                  m.kernel_names[static_cast<std::size_t>(kp.kernel)], m.names, isa_tag(opts.isa), sections));
+
 
   CodeWriter body;
   body.line("// ---- Model " + m.model + " ----");
@@ -247,7 +183,7 @@ GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const schedu
     body.blank();
   }
   emit_metadata(m, body);
-  emit_run(p, m, calls, body);
+  emit_run(p, m, plan, kernels, body);
   body.blank();
   body.close_namespace(m.ns);
   body.close_namespace("");

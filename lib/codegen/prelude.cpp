@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "stax/codegen/isa.h"
+#include "stax/support/isa.h"
 #include "stax/support/error.h"
 
 namespace stax::codegen {

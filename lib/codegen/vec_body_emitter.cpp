@@ -1,7 +1,7 @@
 #include "vec_body_emitter.h"
 
 #include "body_emitter.h"
-#include "stax/codegen/isa.h"
+#include "stax/support/isa.h"
 #include "stax/codegen/literals.h"
 #include "stax/support/error.h"
 
@@ -49,22 +49,6 @@ bool postfix_safe(const std::string& text) {
 }
 
 }  // namespace
-
-std::optional<int64_t> lane_stride(const ir::Index& e, ir::Var inner) {
-  if (!ir::uses_var(e, inner)) return 0;
-  if (e.kind() == ir::IndexKind::Var) return 1;
-  if (e.kind() != ir::IndexKind::Sum) return std::nullopt;  // inside a // or %
-  std::optional<int64_t> stride;
-  for (const ir::IndexTerm& t : e.terms()) {
-    bool uses = false;
-    for (const ir::Index& f : t.factors) uses = uses || ir::uses_var(f, inner);
-    if (!uses) continue;
-    const bool linear = t.factors.size() == 1 && t.factors[0].kind() == ir::IndexKind::Var;
-    if (!linear) return std::nullopt;
-    stride = t.coeff;  // the normal form has at most one term of the bare variable
-  }
-  return stride;
-}
 
 std::string vec_type(DType dt, const std::string& isa_tag) {
   if (dt == DType::Bool) return "stax_rt::Mask<" + isa_tag + ">";

@@ -44,10 +44,7 @@
 
 namespace stax::codegen {
 
-// How an index (already rewritten onto the kernel's loops) moves between adjacent lanes of
-// `inner`: 0 when it does not use `inner`, c when `inner` occurs only in one term c*inner (1: the
-// lanes are adjacent elements), nullopt when `inner` occurs inside a //, a % or a product.
-std::optional<int64_t> lane_stride(const ir::Index& rewritten, ir::Var inner);
+using ir::lane_stride;
 
 class VecBodyEmitter {
  public:

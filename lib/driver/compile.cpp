@@ -7,8 +7,11 @@
 #include "stax/driver/process.h"
 #include "stax/graph/frontend.h"
 #include "stax/ir/printer.h"
+#include "stax/kernelplan/dump.h"
 #include "stax/lowering/lower.h"
 #include "stax/memory/dump.h"
+#include "stax/memory/from_schedule.h"
+#include "stax/memory/plan.h"
 #include "stax/scheduler/dump.h"
 
 namespace stax::driver {
@@ -38,13 +41,26 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   m.schedule = scheduler::schedule(m.program, fusion, log);
   if (!opts.dump_schedule.empty())
     write_file_atomic(opts.dump_schedule, scheduler::dump_schedule_json(m.schedule, m.program));
+  // Values that never leave their kernel (registers, row-local arrays) need no memory.
+  m.locals = kernelplan::plan_locals(m.program, m.schedule);
+  // Memory (§7.5): the kernels' order, lifetimes, reuse and the workspace arena; --log memory
+  // tells where it goes.
+  m.memory = memory::plan_memory(memory::without_buffers(memory::problem_from_schedule(m.program, m.schedule), m.locals.mask()));
+  if (!opts.dump_memory.empty()) write_file_atomic(opts.dump_memory, memory::dump_memory_json(m.memory));
+  if (logs(opts, "memory")) std::cerr << memory::memory_summary(m.memory) << std::flush;
+  // The kernel plan (§8): each kernel's form, residences, vector and parallel loops, streams and
+  // prefetches, with reasons; one per instruction set the file holds.
+  for (const IsaTarget& isa : opts.isa.planned())
+    m.kernels.push_back(kernelplan::plan_kernels(m.program, m.schedule, m.locals, m.memory, isa));
+  if (!opts.dump_kernel_plan.empty())
+    write_file_atomic(opts.dump_kernel_plan, kernelplan::dump_kernel_plan_json(m.kernels, m.program, m.schedule));
+  if (logs(opts, "kernels"))
+    for (const kernelplan::ProgramPlan& plan : m.kernels) std::cerr << kernelplan::kernel_plan_log(plan, m.program) << std::flush;
+  // Emission: the prelude, the kernels as planned, the wrapper and the C API.
   codegen::CodegenOptions cg;
   cg.name = opts.name;
   cg.isa = opts.isa;
-  m.code = codegen::generate(primitive, m.program, m.schedule, cg);
-  // The workspace plan (§7.5) the generated wrapper follows; --log memory tells where it goes.
-  if (!opts.dump_memory.empty()) write_file_atomic(opts.dump_memory, memory::dump_memory_json(m.code.memory));
-  if (logs(opts, "memory")) std::cerr << memory::memory_summary(m.code.memory) << std::flush;
+  m.code = codegen::emit(primitive, m.program, m.schedule, m.locals, m.memory, m.kernels, cg);
   m.graph = std::move(g);
   return m;
 }

@@ -81,6 +81,11 @@ bool is_expensive(ExprOp op) {
   return std::find(std::begin(kExpensive), std::end(kExpensive), op) != std::end(kExpensive);
 }
 
+bool may_fail(ExprOp op, DType dtype) {
+  const bool division = op == ExprOp::FloorDiv || op == ExprOp::TruncDiv || op == ExprOp::Remainder;
+  return division && !is_floating(dtype);
+}
+
 ExprOp Expr::op() const { return node_->op; }
 DType Expr::dtype() const { return node_->dtype; }
 const std::vector<Expr>& Expr::operands() const { return node_->operands; }

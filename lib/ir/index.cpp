@@ -366,4 +366,20 @@ std::string to_string(const Index& e) {
   return os.str();
 }
 
+std::optional<int64_t> lane_stride(const Index& e, Var inner) {
+  if (!uses_var(e, inner)) return 0;
+  if (e.kind() == IndexKind::Var) return 1;
+  if (e.kind() != IndexKind::Sum) return std::nullopt;  // inside a // or %
+  std::optional<int64_t> stride;
+  for (const IndexTerm& t : e.terms()) {
+    bool uses = false;
+    for (const Index& f : t.factors) uses = uses || uses_var(f, inner);
+    if (!uses) continue;
+    const bool linear = t.factors.size() == 1 && t.factors[0].kind() == IndexKind::Var;
+    if (!linear) return std::nullopt;
+    stride = t.coeff;  // the normal form has at most one term of the bare variable
+  }
+  return stride;
+}
+
 }  // namespace stax::ir

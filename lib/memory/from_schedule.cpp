@@ -136,4 +136,33 @@ MemoryProblem problem_from_schedule(const ir::Program& p, const scheduler::Sched
   return out;
 }
 
+MemoryProblem without_buffers(MemoryProblem problem, const std::vector<bool>& leave_out) {
+  std::vector<int> remap(problem.buffers.size(), -1);
+  std::vector<MemBuffer> kept;
+  for (std::size_t i = 0; i < problem.buffers.size(); ++i) {
+    const int id = problem.buffers[i].id;
+    if (id >= 0 && static_cast<std::size_t>(id) < leave_out.size() && leave_out[static_cast<std::size_t>(id)]) continue;
+    remap[i] = static_cast<int>(kept.size());
+    kept.push_back(problem.buffers[i]);
+  }
+  auto keep = [&](std::vector<int>& refs) {
+    std::vector<int> out;
+    for (int r : refs)
+      if (remap[static_cast<std::size_t>(r)] >= 0) out.push_back(remap[static_cast<std::size_t>(r)]);
+    refs = std::move(out);
+  };
+  for (Step& st : problem.steps) {
+    keep(st.defines);
+    keep(st.reads);
+    std::vector<InPlaceCandidate> inplace;
+    for (const InPlaceCandidate& c : st.inplace) {
+      const int r = remap[static_cast<std::size_t>(c.read)], w = remap[static_cast<std::size_t>(c.write)];
+      if (r >= 0 && w >= 0) inplace.push_back({r, w});
+    }
+    st.inplace = std::move(inplace);
+  }
+  problem.buffers = std::move(kept);
+  return problem;
+}
+
 }  // namespace stax::memory

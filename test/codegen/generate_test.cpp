@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stax/driver/compile.h"
 #include "stax/graph/frontend.h"
 #include "stax/lowering/lower.h"
 #include "stax/support/error.h"
@@ -20,14 +21,25 @@ CodegenOptions scalar_options() {
   return opts;
 }
 
-GeneratedCode generate_json(const std::string& json, const CodegenOptions& opts = scalar_options()) {
-  graph::Graph g = graph::expand_composites(graph::parse_graph(json));
-  return generate(g, lowering::lower(g), opts);
+// The generated file and the memory plan it follows, through the whole pipeline.
+struct Generated : GeneratedCode {
+  memory::MemoryPlan memory;
+};
+
+Generated generate_graph(graph::Graph g, const CodegenOptions& opts) {
+  driver::CompileOptions o;
+  o.name = opts.name;
+  o.isa = opts.isa;
+  driver::CompiledModel m = driver::compile_graph(std::move(g), o);
+  return {m.code, m.memory};
 }
 
-GeneratedCode generate_file(const std::string& sample, const CodegenOptions& opts = scalar_options()) {
-  graph::Graph g = graph::expand_composites(graph::load_graph(std::string(STAX_SOURCE_DIR) + "/samples/" + sample));
-  return generate(g, lowering::lower(g), opts);
+Generated generate_json(const std::string& json, const CodegenOptions& opts = scalar_options()) {
+  return generate_graph(graph::parse_graph(json), opts);
+}
+
+Generated generate_file(const std::string& sample, const CodegenOptions& opts = scalar_options()) {
+  return generate_graph(graph::load_graph(std::string(STAX_SOURCE_DIR) + "/samples/" + sample), opts);
 }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -40,8 +52,8 @@ const char* kExample71 = R"({"format": "stax-graph", "version": 1, "name": "ex71
 
 TEST(Generate, SameInputSameBytes) {
   for (const char* sample : {"softmax.json", "layer_norm.json", "mlp.json", "example_7_2.json"}) {
-    const GeneratedCode a = generate_file(sample);
-    const GeneratedCode b = generate_file(sample);
+    const Generated a = generate_file(sample);
+    const Generated b = generate_file(sample);
     EXPECT_EQ(a.source, b.source) << sample;
     EXPECT_EQ(a.header, b.header) << sample;
   }
@@ -49,7 +61,7 @@ TEST(Generate, SameInputSameBytes) {
 
 TEST(Generate, KernelsAreCommentedAndReadable) {
   // Example 7.1 compiles to listing 7.1: one outer-loop fused kernel, the row sum in a local.
-  const GeneratedCode c = generate_json(kExample71);
+  const Generated c = generate_json(kExample71);
   EXPECT_EQ(c.name, "ex71");
   EXPECT_TRUE(contains(c.source, "// kernel op0_op1 (outer_loop_fused): computes s, y\n"
                                  "//   op0 buf1: float32[64, 1], reduction sum; computes s (kept in a local)\n"
@@ -84,7 +96,7 @@ TEST(Generate, KernelsAreCommentedAndReadable) {
 TEST(Generate, AdjacentLoopsShareOneParallelRegion) {
   // Example 7.2: exp stored, sum and amax one loop with two accumulators; both loops in one
   // parallel region (§8.5), each dividing its rows among the threads.
-  const GeneratedCode c = generate_file("example_7_2.json");
+  const Generated c = generate_file("example_7_2.json");
   EXPECT_TRUE(contains(c.source, "void kernel_op0(const float* x, float* buf1) {\n"
                                  "#pragma omp for schedule(static)\n"
                                  "  for (int64_t x0 = 0; x0 < 8192; ++x0) {\n"
@@ -116,7 +128,7 @@ TEST(Generate, AdjacentLoopsShareOneParallelRegion) {
 
 TEST(Generate, KernelsRunInTheMemoryPlansOrder) {
   for (const char* sample : {"softmax.json", "layer_norm.json", "mlp.json", "example_7_2.json"}) {
-    const GeneratedCode c = generate_file(sample);
+    const Generated c = generate_file(sample);
     EXPECT_EQ(c.workspace_size, c.memory.arena_size) << sample;
     // The kernels are defined (and called) in the plan's order.
     std::size_t at = 0;
@@ -131,7 +143,7 @@ TEST(Generate, KernelsRunInTheMemoryPlansOrder) {
 
 TEST(Generate, InnermostLoopsAreVectorized) {
   CodegenOptions opts;  // --isa native
-  const GeneratedCode c = generate_json(kExample71, opts);
+  const Generated c = generate_json(kExample71, opts);
   // The row sum: W lane accumulators in float64, combined after the loop, a scalar remainder.
   EXPECT_TRUE(contains(c.source, "  using ISA = stax_rt::IsaNative;\n"
                                  "  constexpr int64_t W = ISA::width;  // lanes per vector\n")) << c.source;
@@ -151,13 +163,13 @@ TEST(Generate, InnermostLoopsAreVectorized) {
       << c.source;
   // Pinned sets are checked where the file is built.
   opts.isa = IsaTarget::of(Isa::Avx2);
-  const GeneratedCode pinned = generate_json(kExample71, opts);
+  const Generated pinned = generate_json(kExample71, opts);
   EXPECT_TRUE(contains(pinned.source, "static_assert(stax_rt::isa_available<stax_rt::IsaAvx2>, \"generated with --isa avx2"));
   EXPECT_TRUE(contains(pinned.source, "using ISA = stax_rt::IsaAvx2;"));
   EXPECT_FALSE(contains(c.source, "static_assert(stax_rt::isa_available"));
   // A transposed read takes the 2-D tiled form (§8.2): staged through an L1 tile, read from it
   // contiguously.
-  const GeneratedCode t = generate_json(R"({"format": "stax-graph", "version": 1, "name": "tr",
+  const Generated t = generate_json(R"({"format": "stax-graph", "version": 1, "name": "tr",
     "inputs": [{"name": "a", "dtype": "float32", "shape": [64, 64]}],
     "nodes": [{"name": "t", "op": "transpose", "args": ["a"], "dim0": 0, "dim1": 1},
               {"name": "y", "op": "add", "args": ["a", "t"]}],
@@ -188,7 +200,7 @@ TEST(Generate, TiledFormPrefetchesTheNextTileAndStreamsLargeOutputs) {
   // float64 [3, 1000, 1500] (36 MB out) with two operands read permuted: a tile each, staged
   // from the operand's rows at the batch position, the next tile's rows asked for while a row is
   // computed, the output streamed along its rows with one fence per tile.
-  const GeneratedCode g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "bt",
+  const Generated g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "bt",
     "inputs": [{"name": "x", "dtype": "float64", "shape": [3, 1000, 1500]},
                {"name": "y", "dtype": "float64", "shape": [3, 1500, 1000]},
                {"name": "w", "dtype": "float64", "shape": [1500, 1000]}],
@@ -217,7 +229,7 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of
   // 1024 columns, each row's piece of a block read contiguously and prefetched 16 rows (64 KiB)
   // ahead, as the pieces are a page apart.
-  const GeneratedCode cs = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
+  const Generated cs = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 4096]}],
     "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
     "outputs": ["s"]})", CodegenOptions{});
@@ -242,7 +254,7 @@ TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
     "nodes": [{"name": "s", "op": "sum", "args": ["x"], "dim": 0}],
     "outputs": ["s"]})", CodegenOptions{}).source, "__builtin_prefetch"));
   // 16 MiB written by one long loop: plain stores up to the 64-byte boundary, then streamed.
-  const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+  const Generated big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [4096, 1024]}],
     "nodes": [{"name": "y", "op": "exp", "args": ["x"]}],
     "outputs": ["y"]})", CodegenOptions{});
@@ -314,7 +326,7 @@ TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {
   // int32 (they fit), the scalar remainder in the ArgAcc, the lanes folded into it after the
   // loop (Proposition 8.1). argmin over columns: values and positions of a block's columns in
   // L1, every lane at the row's one position.
-  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "am",
+  const Generated c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "am",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 100]}],
     "nodes": [{"name": "i", "op": "argmax", "args": ["x"], "dim": -1},
               {"name": "j", "op": "argmin", "args": ["x"], "dim": 0}],
@@ -348,14 +360,14 @@ TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {
                                  "      buf2[x0] = vacc0.position(x0 - b0 * 1024);\n"))
       << c.source;
   // 2^31 positions do not fit int32 lanes beside the no-position mark: int64 lanes.
-  const GeneratedCode big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+  const Generated big = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
     "inputs": [{"name": "x", "dtype": "float64", "shape": [1]}],
     "nodes": [{"name": "i", "op": "argmax", "args": [{"op": "expand", "args": ["x"], "shape": [2147483648]}]}],
     "outputs": ["i"]})", CodegenOptions{});
   EXPECT_TRUE(contains(big.source, "stax_rt::ArgLanes<double, int64_t, ISA> vacc0(-stax_rt::inf<double>());")) << big.source;
   EXPECT_TRUE(contains(big.source, "stax_rt::Vec<int64_t, ISA>::iota(r0)"));
   // prod, any and all keep vector accumulators too (float32 products in float64 lanes).
-  const GeneratedCode pa = generate_json(R"({"format": "stax-graph", "version": 1, "name": "pa",
+  const Generated pa = generate_json(R"({"format": "stax-graph", "version": 1, "name": "pa",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [64, 100]}],
     "nodes": [{"name": "p", "op": "prod", "args": ["x"], "dim": -1},
               {"name": "a", "op": "any", "args": [{"op": "gt", "args": ["x", 2.0]}], "dim": -1},
@@ -370,20 +382,20 @@ TEST(Generate, ArgReductionsKeepValueAndPositionLanes) {
 }
 
 TEST(Generate, OnlyTheUsedPreludeSections) {
-  const GeneratedCode c = generate_json(kExample71);
+  const Generated c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.source, "#define STAX_RT_CORE"));
   EXPECT_TRUE(contains(c.source, "#define STAX_RT_WRAPPER"));
   EXPECT_FALSE(contains(c.source, "STAX_RT_MATH"));
   EXPECT_FALSE(contains(c.source, "STAX_RT_INTDIV"));
   EXPECT_FALSE(contains(c.source, "STAX_RT_MATMUL"));
   EXPECT_FALSE(contains(c.source, "@section"));
-  const GeneratedCode soft = generate_file("softmax.json");
+  const Generated soft = generate_file("softmax.json");
   EXPECT_TRUE(contains(soft.source, "#define STAX_RT_MATH"));
   EXPECT_TRUE(contains(soft.source, "stax_rt::exp("));
 }
 
 TEST(Generate, LargeLoopsRunInParallel) {
-  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
+  const Generated c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "big",
     "inputs": [{"name": "a", "dtype": "int32", "shape": [4, 3, 20000]},
                {"name": "b", "dtype": "float32", "shape": [4, 5, 20000]}, {"name": "c", "dtype": "float32", "shape": [5, 1]},
                {"name": "d", "dtype": "float32", "shape": [500]}],
@@ -410,7 +422,7 @@ TEST(Generate, LargeLoopsRunInParallel) {
 }
 
 TEST(Generate, NamesAreMangledAndStillReadable) {
-  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "names",
+  const Generated c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "names",
     "inputs": [{"name": "x.1", "dtype": "float32", "shape": [4]}, {"name": "and", "dtype": "float32", "shape": [4]},
                {"name": "kernel_op0_op1", "dtype": "float32", "shape": [4]}],
     "nodes": [{"name": "conv-out", "op": "mul", "args": ["x.1", "and"]},
@@ -430,7 +442,7 @@ TEST(Generate, NamesAreMangledAndStillReadable) {
 TEST(Generate, ModelNameOptionAndChecks) {
   CodegenOptions opts;
   opts.name = "softmax_v2";
-  const GeneratedCode c = generate_json(kExample71, opts);
+  const Generated c = generate_json(kExample71, opts);
   EXPECT_TRUE(contains(c.source, "int softmax_v2_run(const void* const* inputs, void* const* outputs, void* workspace) {"));
   EXPECT_TRUE(contains(c.source, "namespace stax_softmax_v2 {"));
   EXPECT_FALSE(contains(c.source, "ex71"));
@@ -441,7 +453,7 @@ TEST(Generate, ModelNameOptionAndChecks) {
 }
 
 TEST(Generate, HeaderDeclaresTheApiAndItsConstants) {
-  const GeneratedCode c = generate_json(kExample71);
+  const Generated c = generate_json(kExample71);
   EXPECT_TRUE(contains(c.header, "#ifndef STAX_GENERATED_ex71_H"));
   EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_SIZE ((size_t)0)"));
   EXPECT_TRUE(contains(c.header, "#define ex71_WORKSPACE_ALIGNMENT ((size_t)64)"));
@@ -455,7 +467,7 @@ TEST(Generate, HeaderDeclaresTheApiAndItsConstants) {
 }
 
 TEST(Generate, ConstantsAreStaticArrays) {
-  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
+  const Generated c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
     "inputs": [{"name": "x", "dtype": "float32", "shape": [3]}],
     "constants": [{"name": "w", "dtype": "float32", "shape": [3], "data": [0.1, "-inf", "nan"]}],
     "nodes": [{"name": "y", "op": "add", "args": ["x", "w"]}],
@@ -468,7 +480,7 @@ TEST(Generate, ConstantsAreStaticArrays) {
 // neg(full(-0.25)) once wrote `--0.25f`, a decrement that does not build; PyTorch's value is 0.25
 // (checked end to end in test/e2e).
 TEST(Generate, NegationOfANegativeLiteralIsNotADecrement) {
-  const GeneratedCode c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
+  const Generated c = generate_json(R"({"format": "stax-graph", "version": 1, "name": "k",
     "inputs": [],
     "nodes": [{"name": "y", "op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": -0.25}]},
               {"name": "z", "op": "neg", "args": [{"op": "full", "args": [], "shape": [], "value": "-inf"}]}],

@@ -2,7 +2,7 @@
 // whose requirements pull in the prelude's, and compilable on its own for every instruction set.
 #include "stax/codegen/prelude.h"
 
-#include "stax/codegen/isa.h"
+#include "stax/support/isa.h"
 
 #include <gtest/gtest.h>
 

@@ -44,12 +44,12 @@ std::vector<std::string> suite_cxxflags() {
 
 std::vector<IsaVariant> isa_variants() {
   std::vector<IsaVariant> out;
-  out.push_back({codegen::IsaTarget::of(codegen::Isa::Scalar), {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
+  out.push_back({IsaTarget::of(Isa::Scalar), {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    out.push_back({codegen::IsaTarget::of(codegen::Isa::Avx2), {"-std=c++17", "-O1", "-mavx2", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
+    out.push_back({IsaTarget::of(Isa::Avx2), {"-std=c++17", "-O1", "-mavx2", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-    out.push_back({codegen::IsaTarget::of(codegen::Isa::Avx512),
+    out.push_back({IsaTarget::of(Isa::Avx512),
                    {"-std=c++17", "-O1", "-mavx512f", "-mavx512dq", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
   return out;
 }
@@ -93,7 +93,7 @@ Case& Table::add(const std::string& name, const std::vector<std::string>& inputs
   return cases.back();
 }
 
-std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, codegen::IsaTarget isa) {
+std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
   std::vector<driver::CompiledModel> models;
   std::vector<const Case*> compiled;
   for (std::size_t k = 0; k < cases.size(); ++k) {

@@ -45,12 +45,12 @@ std::vector<std::string> optimized_cxxflags();
 // Returns the number of cases compiled and checked.
 // `isa`: the --isa the cases are compiled with (the flags must target it).
 std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags = suite_cxxflags(),
-                      codegen::IsaTarget isa = codegen::IsaTarget::native());
+                      IsaTarget isa = IsaTarget::native());
 
 // The instruction sets to run the suites with on this machine: native, scalar, and avx2 /
 // avx512 pinned when the CPU has them; with the flags each needs.
 struct IsaVariant {
-  codegen::IsaTarget isa;
+  IsaTarget isa;
   std::vector<std::string> cxxflags;
 };
 std::vector<IsaVariant> isa_variants();

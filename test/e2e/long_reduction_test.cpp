@@ -15,6 +15,7 @@
 
 #include "e2e.h"
 #include "stax/codegen/codegen.h"
+#include "stax/driver/compile.h"
 #include "stax/driver/process.h"
 #include "stax/graph/frontend.h"
 #include "stax/lowering/lower.h"
@@ -126,13 +127,11 @@ int main() {
 )cxx";
 
 // The whole pipeline, as `staxc compile` runs it, with the instruction set pinned.
-codegen::GeneratedCode generate(const std::string& json, const std::string& name, codegen::IsaTarget isa) {
-  const graph::Graph primitive = graph::expand_composites(graph::parse_graph(json));
-  const ir::Program p = lowering::lower(primitive);
-  codegen::CodegenOptions o;
+codegen::GeneratedCode generate(const std::string& json, const std::string& name, IsaTarget isa) {
+  driver::CompileOptions o;
   o.name = name;
   o.isa = isa;
-  return codegen::generate(primitive, p, scheduler::schedule(p), o);
+  return driver::compile_graph(graph::parse_graph(json), o).code;
 }
 
 TEST(LongReduction, SumAndMeanOf2To27Float32Values) {
@@ -140,7 +139,7 @@ TEST(LongReduction, SumAndMeanOf2To27Float32Values) {
   const fs::path d = dir.path();
   std::string main = "// The long-reduction check: every model below, then main.\n";
   for (const auto& [json, graph_name] : {std::pair{kFlat, "flat"}, std::pair{kRows, "rows"}}) {
-    for (const auto& [isa, isa_name] : {std::pair{codegen::IsaTarget::native(), "native"}, std::pair{codegen::IsaTarget::of(codegen::Isa::Scalar), "scalar"}}) {
+    for (const auto& [isa, isa_name] : {std::pair{IsaTarget::native(), "native"}, std::pair{IsaTarget::of(Isa::Scalar), "scalar"}}) {
       const std::string name = std::string(graph_name) + "_" + isa_name;
       driver::write_file_atomic(d / (name + ".cpp"), generate(json, name, isa).source);
       main += "#include \"" + name + ".cpp\"\n";

@@ -157,7 +157,7 @@ TEST(E2E, VectorReductionsBuildForAvx512) {
   for (std::size_t k = 0; k < cases.size(); ++k) {
     driver::CompileOptions opts;
     opts.name = "m" + std::to_string(k);
-    opts.isa = codegen::IsaTarget::of(codegen::Isa::Avx512);
+    opts.isa = IsaTarget::of(Isa::Avx512);
     models.push_back(driver::compile_graph(graph::parse_graph(cases[k].json), opts));
   }
   std::vector<const codegen::GeneratedCode*> codes;

@@ -40,7 +40,7 @@ std::vector<fs::path> samples() {
 MemoryProblem planned_problem(const driver::CompiledModel& m, std::vector<std::string>& v) {
   MemoryProblem full = problem_from_schedule(m.program, m.schedule);
   std::vector<bool> planned;
-  for (const BufferPlan& b : m.code.memory.buffers) {
+  for (const BufferPlan& b : m.memory.buffers) {
     if (b.id >= static_cast<int>(planned.size())) planned.resize(static_cast<std::size_t>(b.id) + 1, false);
     planned[static_cast<std::size_t>(b.id)] = true;
   }
@@ -78,7 +78,7 @@ MemoryProblem planned_problem(const driver::CompiledModel& m, std::vector<std::s
 // problem of the model's own schedule, then the bounds the arena must meet, and the workspace the
 // generated code asks for must be that arena.
 std::vector<std::string> violations(const driver::CompiledModel& m) {
-  const MemoryPlan& plan = m.code.memory;
+  const MemoryPlan& plan = m.memory;
   std::vector<std::string> v;
   const MemoryProblem p = planned_problem(m, v);
   for (std::string& w : check_plan(p, plan)) v.push_back(std::move(w));
@@ -115,7 +115,7 @@ TEST(GeneratedPlan, EverySampleSoundAndWithinTenPercentOfMStar) {
       driver::CompileOptions opts;
       opts.fuse = fuse;
       const driver::CompiledModel m = driver::compile_model(path, opts);
-      const MemoryPlan& plan = m.code.memory;
+      const MemoryPlan& plan = m.memory;
       const std::string what = path.parent_path().filename().string() + "/" + path.filename().string() +
                                (fuse ? "" : " (no fusion)");
       const std::vector<std::string> v = violations(m);
@@ -141,7 +141,7 @@ TEST(GeneratedPlan, RandomGraphsSound) {
   for (std::uint64_t seed = 7000; seed < 7050; ++seed) {
     const randgraph::RandomGraph g = randgraph::random_graph(seed, opt);
     const driver::CompiledModel m = driver::compile_graph(graph::parse_graph(g.json));
-    const MemoryPlan& plan = m.code.memory;
+    const MemoryPlan& plan = m.memory;
     const std::vector<std::string> v = violations(m);
     EXPECT_TRUE(v.empty()) << g.name << ": " << v.front() << "\n" << g.json;
     const std::uint64_t bound = aligned_m_star(plan);

@@ -1,5 +1,5 @@
-// C++ code generation (design.md, "CPU code" and "What the generated file looks like"): a lowered
-// program -> one standalone .cpp (the prelude sections it uses, its constants as static arrays,
+// C++ code generation, the last stage (design.md, "CPU code" and "What the generated file looks
+// like"): a lowered program, its schedule, memory plan and kernel plan -> one standalone .cpp (the prelude sections it uses, its constants as static arrays,
 // one kernel per computed buffer, the wrapper and the C API) and, on request, a C header.
 //
 // The C API of a model NAME (the header documents each function):
@@ -20,9 +20,10 @@
 #include <string>
 #include <string_view>
 
-#include "stax/codegen/isa.h"
+#include "stax/support/isa.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
+#include "stax/kernelplan/plan.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/schedule.h"
 
@@ -37,8 +38,6 @@ struct CodegenOptions {
   // generated file targets, one pinned set (reproducible output and benchmarks; the file then
   // fails to build, with a clear message, on a compiler that does not target it), or dispatch.
   IsaTarget isa;
-  // Memory planning (§7.5): reordering, the reuse pool and in-place reuse (all on by default).
-  memory::PlannerOptions memory;
 };
 
 struct GeneratedCode {
@@ -46,22 +45,19 @@ struct GeneratedCode {
   std::string source;       // the .cpp
   std::string header;       // the .h (C and C++)
   std::size_t workspace_size = 0;  // bytes NAME_run needs as workspace (64-byte aligned)
-  // The workspace plan the wrapper follows (--dump-memory, --log memory): its order is the
-  // order in which the kernels run, its arena size is workspace_size.
-  memory::MemoryPlan memory;
 };
 
 // The workspace alignment every generated model asks for.
 constexpr std::size_t kWorkspaceAlignment = 64;
 
-// `p` is lower(g) (or a later stage's version of it). Deterministic: the same arguments give the
-// same bytes.
-// `s` is scheduler::schedule(p) (with any fusion options): one function per kernel of `s`.
-GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
-                       const CodegenOptions& opts = {});
-
-// The same with the default schedule (fusion on).
-GeneratedCode generate(const graph::Graph& g, const ir::Program& p, const CodegenOptions& opts = {});
+// Needs (the pipeline of driver::compile_graph): `p` = lowering::lower(g); `s` its schedule;
+// `locals` = kernelplan::plan_locals(p, s); `memory` planned without the locals; `plans` the
+// kernel plans of opts.isa's instruction sets (one for native or a pinned set). Emits the kernels
+// in the memory plan's order, the wrapper and the C API. Deterministic: the same arguments give
+// the same bytes.
+GeneratedCode emit(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
+                   const kernelplan::Locals& locals, const memory::MemoryPlan& memory,
+                   const std::vector<kernelplan::ProgramPlan>& plans, const CodegenOptions& opts = {});
 
 // UserError unless `name` can prefix C symbols (see CodegenOptions::name).
 void check_model_name(const std::string& name);

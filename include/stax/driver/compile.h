@@ -1,6 +1,6 @@
 // `staxc compile`: a model file -> the generated .cpp (and header), through the whole pipeline
-// (design.md, "Pipeline"): load and validate, expand composites, lower, schedule, generate (which
-// plans the workspace, design.md "Memory").
+// (design.md, "Pipeline"): load and validate, expand composites, lower, schedule, plan memory,
+// plan kernels, emit.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +10,8 @@
 #include "stax/codegen/codegen.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
+#include "stax/kernelplan/plan.h"
+#include "stax/memory/plan.h"
 #include "stax/scheduler/schedule.h"
 
 namespace stax::driver {
@@ -20,23 +22,27 @@ struct CompileOptions {
   bool fuse = true;                 // --no-fuse: every computed buffer is its own kernel
   std::filesystem::path dump_schedule;  // --dump-schedule FILE.json: the schedule (empty: none)
   std::filesystem::path dump_memory;    // --dump-memory FILE.json: the workspace plan (empty: none)
+  std::filesystem::path dump_kernel_plan;  // --dump-kernel-plan FILE.json: the kernel plan (empty: none)
   // --log TOPIC: "fusion" prints the scheduler's log to stderr, "memory" the workspace plan's
-  // summary (memory::memory_summary).
+  // summary (memory::memory_summary), "kernels" the kernel plan (kernelplan::kernel_plan_log).
   std::vector<std::string> log;
   bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
-  codegen::IsaTarget isa;  // --isa: the vector kernels' instruction sets
+  IsaTarget isa;  // --isa: the vector kernels' instruction sets
 };
 
 struct CompiledModel {
   graph::Graph graph;               // as loaded (what `interpret` evaluates)
   ir::Program program;              // lowered
   scheduler::Schedule schedule;     // kernels and fusion decisions
+  kernelplan::Locals locals;        // values that never leave their kernel
+  memory::MemoryPlan memory;        // the kernels' order and the workspace
+  std::vector<kernelplan::ProgramPlan> kernels;  // the kernel plan, per instruction set of the file
   codegen::GeneratedCode code;
 };
 
-// The pipeline on a loaded graph. --dump-ir and --dump-schedule are written (atomically) before
-// code generation, so they are there to read when generation fails; --dump-memory after it, from
-// the plan the generated code follows.
+// The pipeline on a loaded graph, stage by stage (design.md, "Pipeline"): expand composites, lower,
+// schedule and fuse, plan locals and memory, plan kernels, emit. Each dump is written (atomically)
+// as soon as its stage is done, so it is there to read when a later stage fails.
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 
 // load_model + compile_graph.

@@ -59,6 +59,9 @@ int expr_op_arity(ExprOp op);
 // A transcendental op (exp, log, the trigonometric and hyperbolic functions, erf, sigmoid, pow,
 // ...): what CPU rule 1 of §6.6 calls expensive, and what the code generator weighs a loop by.
 bool is_expensive(ExprOp op);
+// An op whose evaluation can fail at run time: an integer division or remainder (a zero divisor
+// sets the kernel's error flag, as eager PyTorch raises).
+bool may_fail(ExprOp op, DType dtype);
 
 // Index of a buffer in Program::buffers.
 using BufferId = int32_t;

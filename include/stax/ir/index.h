@@ -44,6 +44,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,10 @@ bool is_affine(const Index& e);
 int64_t affine_coefficient(const Index& e, Var v);
 // Constant addend of an affine expression (its value at all variables 0).
 int64_t affine_constant(const Index& e);
+// How an index moves between adjacent iterations of `v` (adjacent lanes of a vector loop): 0
+// when it does not use `v`, c when `v` occurs only in one term c*v (1: adjacent elements),
+// nullopt when `v` occurs inside a //, a % or a product.
+std::optional<int64_t> lane_stride(const Index& e, Var v);
 
 // Inclusive bounds of an expression when every variable v ranges over [0, ranges[v]). Variables
 // are non-negative by definition; one absent from `ranges` is unbounded above (hi may then be

@@ -23,4 +23,9 @@ namespace stax::memory {
 // overwrites it, whether the nodes run fused or one after the other.
 MemoryProblem problem_from_schedule(const ir::Program& p, const scheduler::Schedule& s);
 
+// The problem without the buffers `leave_out` marks (by ir::BufferId): values a kernel keeps in
+// registers or row-local arrays need no memory, so they take no part in planning (in-place
+// candidates naming them go too).
+MemoryProblem without_buffers(MemoryProblem problem, const std::vector<bool>& leave_out);
+
 }  // namespace stax::memory

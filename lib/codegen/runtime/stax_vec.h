@@ -1,6 +1,6 @@
 // The vector layer of generated code (design.md, "CPU code"; §8.1 of the design chapter):
 // Vec<T, Isa> for T in {float, double, int32_t, int64_t} and Mask<Isa>, over the instruction sets
-// of the ISA table (include/stax/codegen/isa.def): the primary templates in stax_vec_base.h, one
+// of the ISA table (include/stax/support/isa.def): the primary templates in stax_vec_base.h, one
 // file per set under isa/ (its tag type and specializations), and, here, what is written once
 // over all of them. Like stax_prelude.h this is real code, compiled and unit-tested on its own
 // (test/codegen/vec_checks_*.cpp, built once per instruction set) and embedded into staxc at

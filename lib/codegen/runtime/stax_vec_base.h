@@ -2,7 +2,7 @@
 // chapter): the primary templates that every instruction set specializes, Vec<T, I>, Mask<I> and
 // TransposeBlock<T, I>, and what they share before any set is known. Each instruction set is one
 // file under isa/ (its tag type, its Vec and Mask specializations, its macros), listed in the
-// ISA table (include/stax/codegen/isa.def); stax_vec.h holds what is written once over all of
+// ISA table (include/stax/support/isa.def); stax_vec.h holds what is written once over all of
 // them. The layout rules are those of stax_prelude.h: sections, include guards, internal linkage.
 #include "stax_prelude.h"  // (not emitted) the sections these require, so this header compiles alone
 

@@ -1,17 +1,17 @@
-#include "stax/codegen/isa.h"
+#include "stax/support/isa.h"
 
 #include <cctype>
 
 #include "stax/support/error.h"
 
-namespace stax::codegen {
+namespace stax {
 
 namespace {
 
 constexpr IsaRecord kTable[] = {
 #define STAX_ISA(Id, name, arch, lanes, bits, tag, runtime, flags, target, cpu, xcr0) \
   {Isa::Id, name, arch, lanes, bits, tag, runtime, flags, target, cpu, xcr0},
-#include "stax/codegen/isa.def"
+#include "stax/support/isa.def"
 #undef STAX_ISA
 };
 
@@ -90,10 +90,17 @@ std::vector<Isa> IsaTarget::members() const {
   return out;
 }
 
+std::vector<IsaTarget> IsaTarget::planned() const {
+  if (kind != Kind::Dispatch) return {*this};
+  std::vector<IsaTarget> out;
+  for (Isa isa : members()) out.push_back(of(isa));
+  return out;
+}
+
 std::vector<std::string> isa_target_names() {
   std::vector<std::string> names = {"native", "dispatch"};
   for (const IsaRecord& r : kTable) names.emplace_back(r.name);
   return names;
 }
 
-}  // namespace stax::codegen
+}  // namespace stax

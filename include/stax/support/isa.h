@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-namespace stax::codegen {
+namespace stax {
 
 enum class Isa : unsigned char {
 #define STAX_ISA(Id, ...) Id,
-#include "stax/codegen/isa.def"
+#include "stax/support/isa.def"
 #undef STAX_ISA
 };
 
@@ -71,10 +71,13 @@ struct IsaTarget {
   // The sets whose code the file holds, narrowest first: the fixed one, every record for native,
   // the records of x86-64 and scalar for dispatch.
   std::vector<Isa> members() const;
+  // What a kernel plan is made for, one plan each: this target for native and a fixed set, each
+  // member set for dispatch.
+  std::vector<IsaTarget> planned() const;
   bool operator==(const IsaTarget&) const = default;
 };
 
 // Every --isa value: "native", "dispatch", then the records' names.
 std::vector<std::string> isa_target_names();
 
-}  // namespace stax::codegen
+}  // namespace stax

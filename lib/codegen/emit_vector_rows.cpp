@@ -1,0 +1,40 @@
+// The vector-rows form: a pointwise nest whose innermost loop is the vector loop (§8.1, §8.3).
+// When that loop is also the parallel one (a single long loop), the threads share it in blocks of
+// kBlock; otherwise they share the outer loops. A large output is streamed.
+#include "emit_forms.h"
+
+namespace stax::codegen {
+
+void emit_vector_rows(KernelEmitter& e, CodeWriter& loops) {
+  const kernelplan::KernelPlan& plan = e.plan;
+  const std::vector<int>& nodes = e.k.loop_groups.front().nodes;
+  const ir::Var var = *plan.vector_var;
+  const std::string v = ir::var_name(var);
+  const int64_t n = plan.vector_trip;
+  const std::size_t depth = e.depth();
+  auto vector_body = [&](CodeWriter& w) { e.pointwise_nodes(nodes, w, &var); };
+  auto scalar_body = [&](CodeWriter& w) { e.pointwise_nodes(nodes, w, nullptr); };
+  auto vector_loop = [&](CodeWriter& w, const std::string& begin, const std::string& end) {
+    if (plan.stream) e.streamed_loop(w, *plan.stream, v, begin, end, vector_body, scalar_body);
+    else e.strip_mined(w, v, begin, end, vector_body, scalar_body);
+  };
+  if (plan.blocked) {
+    const std::string B = std::to_string(kernelplan::kBlock);
+    loops.raw(e.parallel_pragma(1));
+    loops.open(loop_head("b0", (n + kernelplan::kBlock - 1) / kernelplan::kBlock));
+    loops.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
+               " : " + std::to_string(n) + ";");
+    vector_loop(loops, "b0 * " + B, "e0");
+    loops.close();
+    return;
+  }
+  // The outer loops but the last shared among the threads (one block or fewer of a single
+  // pointwise loop: serial, its work is below two threads' chunks).
+  const std::size_t shared = std::min(e.parallel_depth(), depth - 1);
+  if (shared > 0) loops.raw(e.parallel_pragma(shared));
+  for (std::size_t i = 0; i + 1 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), e.k.outer[i]));
+  vector_loop(loops, "0", std::to_string(n));
+  close_loops(loops, depth - 1);
+}
+
+}  // namespace stax::codegen

@@ -1,0 +1,186 @@
+// plan_kernels: every kernel of the schedule, in the memory plan's order, with its form, the
+// residence of each buffer it touches, its parallel loops and regions, its streams and prefetches.
+#include "stax/kernelplan/plan.h"
+
+#include <algorithm>
+
+#include "analysis.h"
+#include "forms.h"
+#include "parallel.h"
+#include "stax/support/error.h"
+
+namespace stax::kernelplan {
+
+namespace {
+
+using detail::KernelContext;
+using scheduler::Kernel;
+using scheduler::KernelNode;
+
+bool expr_may_fail(const ir::Expr& root) {
+  for (const ir::Expr& e : ir::topo_order(root))
+    if (ir::may_fail(e.op(), e.dtype())) return true;
+  return false;
+}
+
+void add_unique(std::vector<BufferId>& ids, BufferId id) {
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+}
+
+// Where the buffers of the program live outside kernels: inputs, constants, the caller's
+// outputs a kernel writes straight into (the first output a computed buffer serves), the
+// workspace.
+struct Places {
+  std::vector<Residence> where;
+  std::vector<std::string> reason;
+};
+
+Places memory_places(const ir::Program& p, const Locals& locals, const memory::MemoryPlan& memory) {
+  Places pl;
+  pl.where.assign(p.buffers.size(), Residence::Workspace);
+  pl.reason.assign(p.buffers.size(), "");
+  for (const ir::Buffer& b : p.buffers) {
+    const std::size_t i = static_cast<std::size_t>(b.id);
+    if (b.kind == ir::BufferKind::Input) {
+      pl.where[i] = Residence::Input;
+      pl.reason[i] = "the caller's input " + std::to_string(b.input_index);
+    } else if (b.kind == ir::BufferKind::Constant) {
+      pl.where[i] = Residence::Constant;
+      pl.reason[i] = "a static array of the generated file";
+    } else if (locals.local(b.id)) {
+      pl.where[i] = locals.where[i] == Locality::Row ? Residence::Row : Residence::Register;
+      pl.reason[i] = locals.reason[i];
+    }
+  }
+  for (const ir::ProgramOutput& o : p.outputs) {
+    const std::size_t i = static_cast<std::size_t>(o.buffer);
+    if (!p[o.buffer].is_computed() || !pl.reason[i].empty()) continue;
+    pl.where[i] = Residence::Caller;
+    pl.reason[i] = "written straight into the caller's output " + std::to_string(o.index);
+  }
+  for (const memory::BufferPlan& b : memory.buffers)
+    if (b.role == memory::BufferRole::Intermediate)
+      pl.reason[static_cast<std::size_t>(b.id)] = "the workspace at offset " + std::to_string(b.offset) + " (" +
+                                                  std::to_string(b.bytes) + " bytes; memory plan)";
+  return pl;
+}
+
+void record_uses(const Places& places, const std::vector<BufferId>& ids, KernelPlan& kp) {
+  for (BufferId id : ids) {
+    if (kp.use(id) != nullptr) continue;
+    const std::size_t i = static_cast<std::size_t>(id);
+    kp.buffers.push_back({id, places.where[i], places.reason[i]});
+  }
+}
+
+KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Places& places) {
+  KernelPlan kp;
+  const ir::Buffer& b = p[k.nodes.front().buffer];
+  if (b.kind == ir::BufferKind::Scan) {
+    kp.form = Form::Scan;
+    kp.form_reason = "a scan: the carried dimension runs innermost, one accumulator per line";
+    kp.fallible = expr_may_fail(b.body);
+    for (const ir::LoadRef& l : ir::collect_loads(b.body)) add_unique(kp.params, l.buffer);
+    detail::plan_scan_parallel(b, kp);
+  } else {
+    STAX_ASSERT(b.kind == ir::BufferKind::Extern, "a kernel without loops that is no scan or extern: " + b.name);
+    kp.form = Form::Extern;
+    kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
+    add_unique(kp.params, b.matmul.a.buffer);
+    add_unique(kp.params, b.matmul.b.buffer);
+    kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+  }
+  kp.params.push_back(b.id);
+  record_uses(places, kp.params, kp);
+  return kp;
+}
+
+// Parameters: the buffers read from memory (first-read order), then those written to memory.
+void loop_params(const KernelContext& c, const Places& places, KernelPlan& kp) {
+  std::vector<BufferId> own;
+  for (const KernelNode& n : c.k.nodes) own.push_back(n.buffer);
+  for (const KernelNode& n : c.k.nodes)
+    for (const ir::LoadRef& l : ir::collect_loads(c.p[n.buffer].body))
+      if (std::find(own.begin(), own.end(), l.buffer) == own.end()) add_unique(kp.params, l.buffer);
+  for (const KernelNode& n : c.k.nodes)
+    if (c.in_memory(n.buffer)) kp.params.push_back(n.buffer);
+  record_uses(places, kp.params, kp);
+  record_uses(places, own, kp);
+}
+
+KernelPlan plan_loop_kernel(const KernelContext& c, const Places& places) {
+  KernelPlan kp;
+  for (const KernelNode& n : c.k.nodes) kp.fallible = kp.fallible || (c.p[n.buffer].body && expr_may_fail(c.p[n.buffer].body));
+  loop_params(c, places, kp);
+  detail::plan_parallel(c.k, kp);
+  if (detail::plan_tiled(c, kp) || detail::plan_vector_rows(c, kp) || detail::plan_columns(c, kp)) return kp;
+  detail::plan_row_groups(c, kp);
+  return kp;
+}
+
+}  // namespace
+
+std::string_view form_name(Form f) {
+  switch (f) {
+    case Form::Extern: return "extern";
+    case Form::Scan: return "scan";
+    case Form::Tiled: return "2-D tiled";
+    case Form::VectorRows: return "vector rows";
+    case Form::Columns: return "column reduction";
+    case Form::RowGroups: return "row groups";
+    case Form::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+std::string_view residence_name(Residence r) {
+  switch (r) {
+    case Residence::Register: return "register";
+    case Residence::Row: return "row-local array";
+    case Residence::Workspace: return "workspace";
+    case Residence::Caller: return "caller";
+    case Residence::Input: return "input";
+    case Residence::Constant: return "constant";
+  }
+  return "?";
+}
+
+std::string_view parallel_name(Parallel m) {
+  switch (m) {
+    case Parallel::Serial: return "serial";
+    case Parallel::Standalone: return "own region";
+    case Parallel::Shared: return "shared region";
+  }
+  return "?";
+}
+
+bool KernelPlan::vectorized() const {
+  if (form == Form::Tiled || form == Form::VectorRows || form == Form::Columns) return true;
+  return std::any_of(groups.begin(), groups.end(), [](const GroupPlan& g) { return g.vector; });
+}
+
+const BufferUse* KernelPlan::use(BufferId id) const {
+  for (const BufferUse& u : buffers)
+    if (u.buffer == id) return &u;
+  return nullptr;
+}
+
+ProgramPlan plan_kernels(const ir::Program& p, const scheduler::Schedule& s, const Locals& locals,
+                         const memory::MemoryPlan& memory, const IsaTarget& isa) {
+  ProgramPlan plan;
+  plan.isa = isa;
+  plan.vector = !(isa.kind == IsaTarget::Kind::Fixed && isa.fixed == Isa::Scalar);
+  const Places places = memory_places(p, locals, memory);
+  for (int step : memory.order) {
+    const Kernel& k = s.kernels[static_cast<std::size_t>(step)];
+    const KernelContext c{p, k, locals, plan.vector};
+    KernelPlan kp = k.loop_groups.empty() ? plan_extern_or_scan(p, k, places) : plan_loop_kernel(c, places);
+    kp.kernel = step;
+    kp.name = k.name;
+    plan.kernels.push_back(std::move(kp));
+  }
+  detail::plan_regions(plan);
+  return plan;
+}
+
+}  // namespace stax::kernelplan
