@@ -70,6 +70,7 @@ std::vector<ApiFunction> api_functions(const ModelLayout& m) {
   f.push_back({"const char* " + N + "_strerror(int code)", "return stax_rt::strerror(code);"});
   f.push_back({"int " + N + "_num_inputs(void)", "return " + ni + ";"});
   f.push_back({"int " + N + "_num_outputs(void)", "return " + no + ";"});
+  f.push_back({"const char* " + N + "_isa(void)", m.isa_name_body});
   for (const bool inputs : {true, false}) {
     const std::string kind = inputs ? "input" : "output";
     const std::string table = inputs ? in : outt;
@@ -146,13 +147,16 @@ std::string header_text(const ModelLayout& m) {
       "/* A static description of a return code. */",
       "/* Number of inputs and outputs. */",
       "",
+      "/* The instruction set the kernels run with: \"avx512\", \"avx2\", \"scalar\", ... (a file made with\n"
+      "   --isa dispatch chooses it once per process: the widest the CPU and OS support, or the one the\n"
+      "   environment variable STAX_ISA names). */",
   };
   for (std::size_t i = 0; i < f.size(); ++i) {
     if (i < docs.size() && !docs[i].empty()) h += docs[i] + "\n";
-    if (i == 6) h += "/* Metadata of input or output i: its graph name, dtype code (STAX_FLOAT32, ...), rank and\n"
+    if (i == 7) h += "/* Metadata of input or output i: its graph name, dtype code (STAX_FLOAT32, ...), rank and\n"
                      "   sizes (NULL / -1 when i is out of range; a 0-d tensor has rank 0). */\n";
     h += f[i].decl + ";\n";
-    if (i < 5 || i == f.size() - 1) h += "\n";
+    if (i < 5 || i == 6 || i == f.size() - 1) h += "\n";
   }
   h += "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " + guard + " */\n";
   return h;

@@ -19,10 +19,13 @@ std::string kernel_base_name(const scheduler::Kernel& k) {
 
 ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
                          const memory::MemoryPlan& plan, const std::vector<bool>& local,
-                         const std::string& model) {
+                         const std::string& model, const IsaTarget& isa) {
   ModelLayout m;
   m.model = model;
-  m.ns = "stax_" + model;
+  // No name of the runtime (stax_rt, stax_layout, stax_isa_<set>) ends in "_model", nor does any
+  // C API function of any model (NAME_run, NAME_isa, ...), so this one clashes with none of them,
+  // whatever the names of the models sharing a translation unit.
+  m.ns = "stax_" + model + "_model";
   NameTable table;
   m.run_fn = table.claim("run_model");
   m.workspace_const = table.claim("kWorkspaceSize");
@@ -30,6 +33,11 @@ ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const sche
   m.output_specs = table.claim("kOutputSpecs");
   for (std::size_t i = 0; i < g.inputs.size(); ++i) m.input_shapes.push_back(table.claim("kInputShape" + std::to_string(i)));
   for (std::size_t i = 0; i < g.outputs.size(); ++i) m.output_shapes.push_back(table.claim("kOutputShape" + std::to_string(i)));
+  if (isa.kind == IsaTarget::Kind::Dispatch) {
+    for (Isa member : isa.members()) m.isa_namespaces.push_back(table.claim("isa_" + std::string(isa_record(member).name)));
+    m.isa_table = table.claim("kIsas");
+    m.isa_index_fn = table.claim("isa_index");
+  }
 
   for (const ir::Buffer& b : p.buffers) m.names.push_back(table.claim(b.name));
   for (const scheduler::Kernel& k : s.kernels) m.kernel_names.push_back(table.claim(kernel_base_name(k)));

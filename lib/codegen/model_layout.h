@@ -11,6 +11,7 @@
 #include "stax/ir/program.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/schedule.h"
+#include "stax/support/isa.h"
 
 namespace stax::codegen {
 
@@ -54,12 +55,18 @@ struct ModelLayout {
   std::size_t workspace_size = 0;
   // Identifiers of the wrapper's own globals (claimed before any value name).
   std::string run_fn, workspace_const, input_specs, output_specs;
+  // --isa dispatch: the namespace of each instruction set's kernels (per IsaTarget::members,
+  // narrowest first), the table of what each needs of the CPU, and the function that chooses.
+  std::vector<std::string> isa_namespaces;
+  std::string isa_table, isa_index_fn;
+  // The body of NAME_isa(): the instruction set the code runs with.
+  std::string isa_name_body;
   std::vector<std::string> input_shapes, output_shapes;
 };
 
 // `plan` is the memory plan of `s` without the buffers `local` marks; workspace_size is its arena.
 ModelLayout layout_model(const graph::Graph& g, const ir::Program& p, const scheduler::Schedule& s,
                          const memory::MemoryPlan& plan, const std::vector<bool>& local,
-                         const std::string& model);
+                         const std::string& model, const IsaTarget& isa);
 
 }  // namespace stax::codegen

@@ -120,19 +120,57 @@ std::vector<std::string> section_names(std::string_view path) { return names_in(
 
 std::vector<std::string> prelude_section_names() { return section_names("stax_prelude.h"); }
 
-std::string prelude_text(const std::set<std::string>& wanted) {
+namespace {
+
+// `body` without its trailing blank lines.
+std::string trimmed(std::string body) {
+  while (body.size() >= 2 && body[body.size() - 1] == '\n' && body[body.size() - 2] == '\n') body.pop_back();
+  return body;
+}
+
+// A section's text without its include guard: the lines `#ifndef G` and `#define G` it starts
+// with and `#endif  // G` it ends with.
+std::string unguarded(const Section& s) {
+  const std::string body = trimmed(s.text);
+  const std::size_t first = body.find('\n'), second = body.find('\n', first + 1);
+  const std::string guard = body.substr(0, first).substr(std::string("#ifndef ").size());
+  const std::string end = "#endif  // " + guard + "\n";
+  STAX_ASSERT(body.rfind("#ifndef ", 0) == 0 && body.substr(first + 1, second - first - 1) == "#define " + guard &&
+                  body.size() >= end.size() && body.compare(body.size() - end.size(), end.size(), end) == 0,
+              "runtime section '" + s.name + "' is not one include guard");
+  return body.substr(second + 1, body.size() - end.size() - second - 1);
+}
+
+std::set<std::string> closure_of(const std::set<std::string>& wanted) {
   std::set<std::string> closure;
   add_with_requirements("includes", closure);
   for (const std::string& name : wanted) add_with_requirements(name, closure);
+  return closure;
+}
+
+}  // namespace
+
+std::string prelude_text(const std::set<std::string>& wanted) {
+  const std::set<std::string> closure = closure_of(wanted);
   std::string text;
   for (const Section& s : sections()) {
     if (closure.count(s.name) == 0) continue;
     // Trailing blank lines of a section are dropped; sections are separated by one.
-    std::string body = s.text;
-    while (body.size() >= 2 && body[body.size() - 1] == '\n' && body[body.size() - 2] == '\n')
-      body.pop_back();
     if (!text.empty()) text += '\n';
-    text += body;
+    text += trimmed(s.text);
+  }
+  return text;
+}
+
+std::string runtime_copy_text(const std::set<std::string>& wanted, const std::string& guard_prefix) {
+  const std::set<std::string> closure = closure_of(wanted);
+  std::string text;
+  for (const Section& s : sections()) {
+    if (closure.count(s.name) == 0 || s.name == "includes" || s.name == "capi") continue;
+    std::string guard = guard_prefix;
+    for (char c : s.name) guard.push_back(c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
+    if (!text.empty()) text += '\n';
+    text += "#ifndef " + guard + "\n#define " + guard + "\n" + unguarded(s) + "#endif  // " + guard + "\n";
   }
   return text;
 }

@@ -72,7 +72,8 @@ std::string harness_source(const std::vector<std::string>& names) {
   std::string s;
   s += "// The harness staxc builds around generated code: harness MODEL DIR [null-workspace]\n";
   s += "// reads DIR/in<i>.bin (raw bytes of input i), calls MODEL's NAME_run_checked and writes\n";
-  s += "// DIR/out<o>.bin. Exit status: 0, 2 for its own failures, 10 + the C API's error code.\n";
+  s += "// DIR/out<o>.bin; harness MODEL isa prints the instruction set MODEL runs with (NAME_isa).\n";
+  s += "// Exit status: 0, 2 for its own failures, 10 + the C API's error code.\n";
   for (std::size_t k = 0; k < names.size(); ++k) s += "#include \"model" + std::to_string(k) + ".cpp\"\n";
   s += R"(
 #include <cstdio>
@@ -94,11 +95,12 @@ struct Model {
   int (*output_dtype)(int);
   int (*output_ndim)(int);
   const int64_t* (*output_shape)(int);
+  const char* (*isa)(void);
 };
 
 #define STAX_HARNESS_MODEL(N)                                                                  \
   Model{N##_run_checked, N##_workspace_size, N##_num_inputs, N##_num_outputs, N##_input_dtype, \
-        N##_input_ndim, N##_input_shape, N##_output_dtype, N##_output_ndim, N##_output_shape}
+        N##_input_ndim, N##_input_shape, N##_output_dtype, N##_output_ndim, N##_output_shape, N##_isa}
 
 const Model kModels[] = {
 )";
@@ -141,6 +143,10 @@ int main(int argc, char** argv) {
   const int index = std::atoi(argv[1]);
   if (index < 0 || index >= static_cast<int>(sizeof kModels / sizeof kModels[0])) return 2;
   const Model& m = kModels[index];
+  if (std::string(argv[2]) == "isa") {
+    std::printf("%s\n", m.isa());
+    return 0;
+  }
   const std::string dir = argv[2];
   const bool null_workspace = argc > 3 && std::string(argv[3]) == "null-workspace";
 
@@ -203,6 +209,16 @@ Harness Harness::build(const std::vector<const codegen::GeneratedCode*>& models,
   h.exe_ = h.dir_.path() / "harness";
   build_program(opts, main, h.exe_, h.dir_.path() / "build.log", "the generated code");
   return h;
+}
+
+std::string Harness::isa(std::size_t model) const {
+  STAX_ASSERT(model < names_.size(), "no such model in the harness");
+  TempDir run_dir;
+  const ProcessResult r = run_process({exe_.string(), std::to_string(model), "isa"}, run_dir.path() / "run.log");
+  check_harness_exit(r, names_[model], "the generated code of '" + names_[model] + "' failed to run");
+  std::string name = r.output;
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  return name;
 }
 
 std::vector<Tensor> Harness::run(std::size_t model, const graph::Graph& g,

@@ -161,15 +161,16 @@ std::string kernel_plan_log(const ProgramPlan& plan, const ir::Program& p) {
   std::string out = "kernel plan (--isa " + plan.isa.name() + "), " + std::to_string(plan.kernels.size()) + " kernels, " +
                     std::to_string(plan.regions.size()) + " shared parallel regions\n";
   for (const KernelPlan& kp : plan.kernels) {
-    out += "kernel " + kp.name + ": " + std::string(form_name(kp.form)) + " (" + kp.form_reason + ")\n";
-    out += "  parallel: " + std::string(parallel_name(kp.parallel)) + " (" + kp.parallel_reason + ")\n";
+    out += "kernel " + kp.name + ": " + std::string(form_name(kp.form)) + "\n";
+    out += "  form: " + kp.form_reason + "\n";
+    out += "  parallel: " + std::string(parallel_name(kp.parallel)) + "; " + kp.parallel_reason + "\n";
     if (kp.vector_var)
       out += "  vector loop " + ir::var_name(*kp.vector_var) + " of " + std::to_string(kp.vector_trip) +
              (kp.blocked ? ", shared among the threads in blocks" : "") + "\n";
     if (!kp.stream_reason.empty()) out += "  " + kp.stream_reason + "\n";
     for (const GroupPlan& g : kp.groups) out += "  group " + std::to_string(g.group) + ": " + g.reason + "\n";
     for (const BufferUse& u : kp.buffers)
-      out += "  " + p[u.buffer].name + ": " + std::string(residence_name(u.where)) + " (" + u.reason + ")\n";
+      out += "  " + p[u.buffer].name + ": " + std::string(residence_name(u.where)) + "; " + u.reason + "\n";
   }
   return out;
 }

@@ -70,9 +70,14 @@ void plan_kernel_locals(const ir::Program& p, const Kernel& k, Locals& out) {
   for (BufferId id : k.internal) {
     const auto writer = std::find_if(k.nodes.begin(), k.nodes.end(), [id](const KernelNode& n) { return n.buffer == id; });
     if (writer == k.nodes.end()) continue;
-    const std::optional<std::vector<Reader>> readers = readers_after(p, k, *writer, id);
-    if (!readers) continue;
     const std::size_t i = static_cast<std::size_t>(id);
+    const std::optional<std::vector<Reader>> readers = readers_after(p, k, *writer, id);
+    out.reason[i] = "read only in its kernel, but not at the element computed nor within one outer iteration's "
+                    "slab of at most 64 KiB";
+    if (!readers) {
+      out.reason[i] = "read in its kernel before it is computed";
+      continue;
+    }
     if (in_register(p, k, *writer, *readers)) {
       out.where[i] = Locality::Register;
       out.reason[i] = p[id].kind == ir::BufferKind::Reduction

@@ -59,9 +59,12 @@ Places memory_places(const ir::Program& p, const Locals& locals, const memory::M
     pl.reason[i] = "written straight into the caller's output " + std::to_string(o.index);
   }
   for (const memory::BufferPlan& b : memory.buffers)
-    if (b.role == memory::BufferRole::Intermediate)
-      pl.reason[static_cast<std::size_t>(b.id)] = "the workspace at offset " + std::to_string(b.offset) + " (" +
-                                                  std::to_string(b.bytes) + " bytes; memory plan)";
+    if (b.role == memory::BufferRole::Intermediate) {
+      const std::string& why = locals.reason[static_cast<std::size_t>(b.id)];
+      pl.reason[static_cast<std::size_t>(b.id)] = (why.empty() ? std::string("read by another kernel") : why) + ": " +
+                                                  std::to_string(b.bytes) + " bytes at offset " + std::to_string(b.offset) +
+                                                  " of the workspace (memory plan)";
+    }
   return pl;
 }
 

@@ -97,6 +97,47 @@ std::vector<IsaTarget> IsaTarget::planned() const {
   return out;
 }
 
+namespace {
+
+#if defined(__x86_64__) || defined(__i386__)
+constexpr std::string_view kHostArch = "x86_64";
+void cpuid(unsigned leaf, unsigned r[4]) {
+  __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0u));
+}
+std::uint64_t xcr0() {
+  unsigned r[4];
+  cpuid(1, r);
+  if (((r[2] >> 27) & 1u) == 0) return 0;  // no OSXSAVE: XGETBV would fault
+  unsigned lo = 0, hi = 0;
+  __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+  return (static_cast<std::uint64_t>(hi) << 32) | lo;
+}
+bool cpu_has(const IsaRecord& r) {
+  unsigned top[4];
+  cpuid(0, top);
+  for (const CpuidBit& b : r.cpuid_bits()) {
+    unsigned regs[4] = {0, 0, 0, 0};
+    if (b.leaf > top[0]) return false;
+    cpuid(b.leaf, regs);
+    if (((regs[b.reg - 'a'] >> b.bit) & 1u) == 0) return false;
+  }
+  return r.xcr0 == 0 || (xcr0() & r.xcr0) == r.xcr0;
+}
+#elif defined(__aarch64__)
+constexpr std::string_view kHostArch = "aarch64";
+bool cpu_has(const IsaRecord& r) { return r.cpu.empty(); }
+#else
+constexpr std::string_view kHostArch = "other";
+bool cpu_has(const IsaRecord& r) { return r.cpu.empty(); }
+#endif
+
+}  // namespace
+
+bool host_supports(const IsaRecord& r) {
+  if (r.arch != "any" && r.arch != kHostArch) return false;
+  return cpu_has(r);
+}
+
 std::vector<std::string> isa_target_names() {
   std::vector<std::string> names = {"native", "dispatch"};
   for (const IsaRecord& r : kTable) names.emplace_back(r.name);

@@ -444,7 +444,7 @@ TEST(Generate, ModelNameOptionAndChecks) {
   opts.name = "softmax_v2";
   const Generated c = generate_json(kExample71, opts);
   EXPECT_TRUE(contains(c.source, "int softmax_v2_run(const void* const* inputs, void* const* outputs, void* workspace) {"));
-  EXPECT_TRUE(contains(c.source, "namespace stax_softmax_v2 {"));
+  EXPECT_TRUE(contains(c.source, "namespace stax_softmax_v2_model {"));
   EXPECT_FALSE(contains(c.source, "ex71"));
   for (const char* bad : {"2x", "_x", "a-b", "int", "a__b", ""}) {
     opts.name = bad;

@@ -362,3 +362,52 @@ TEST(Prelude, CheckLayoutNamesTheMismatch) {
 }
 
 }  // namespace
+
+// The dispatch section's choice (the --isa dispatch file): CPUID bits and the OS's register state
+// both decide, STAX_ISA forces only what the machine supports, and the last set always remains.
+namespace {
+struct EnvGuard {
+  explicit EnvGuard(const char* value) {
+    if (value) setenv("STAX_ISA", value, 1);
+    else unsetenv("STAX_ISA");
+  }
+  ~EnvGuard() { unsetenv("STAX_ISA"); }
+};
+}  // namespace
+
+TEST(PreludeDispatch, ChoosesTheFirstSetTheCpuAndOsSupport) {
+  // Leaf 1 EDX bit 0 (x87 FPU) and XCR0 bit 0 (x87 state) are set on every x86-64 machine; leaf
+  // 0x7fffffff lies beyond the highest leaf; XCR0 bit 62 is reserved, never set.
+  static const stax_rt::CpuidBit fpu[] = {{1, 3, 0}};
+  static const stax_rt::CpuidBit leaf_beyond_the_top[] = {{0x7fffffffu, 0, 0}};
+  const stax_rt::IsaNeeds xcr0_never_set{"needs_xcr0_bit_62", fpu, 1, 1ull << 62};  // a reserved XCR0 bit
+  const stax_rt::IsaNeeds missing_leaf{"missing_leaf", leaf_beyond_the_top, 1, 0};
+  const stax_rt::IsaNeeds has_fpu{"has_fpu", fpu, 1, 0x1};  // XCR0 bit 0 (x87 state) is always set
+  const stax_rt::IsaNeeds none{"none", nullptr, 0, 0};
+#if defined(__x86_64__)
+  EXPECT_FALSE(stax_rt::cpu_supports(xcr0_never_set));  // a CPU feature the OS does not save: fall back
+  EXPECT_FALSE(stax_rt::cpu_supports(missing_leaf));
+  EXPECT_TRUE(stax_rt::cpu_supports(has_fpu));
+#endif
+  EXPECT_TRUE(stax_rt::cpu_supports(none));
+  const stax_rt::IsaNeeds isas[] = {xcr0_never_set, missing_leaf, none};
+  {
+    EnvGuard env(nullptr);
+    EXPECT_EQ(stax_rt::choose_isa(isas, 3), 2);
+  }
+  {
+    EnvGuard env("needs_xcr0_bit_62");  // forcing what the machine lacks is ignored
+    EXPECT_EQ(stax_rt::choose_isa(isas, 3), 2);
+  }
+#if defined(__x86_64__)
+  const stax_rt::IsaNeeds two[] = {xcr0_never_set, has_fpu, none};
+  {
+    EnvGuard env(nullptr);
+    EXPECT_EQ(stax_rt::choose_isa(two, 3), 1);
+  }
+  {
+    EnvGuard env("none");  // forcing a narrower set the machine supports
+    EXPECT_EQ(stax_rt::choose_isa(two, 3), 2);
+  }
+#endif
+}

@@ -217,8 +217,8 @@ TEST(CApi, TwoModelsLinkedFromCAndCxx) {
       EXPECT_EQ(symbol.rfind(name + "_", 0), 0u) << "unexpected exported symbol " << symbol;
       ++count;
     }
-    // run, run_checked, workspace_size, strerror, num_inputs, num_outputs, 2 x 4 metadata.
-    EXPECT_EQ(count, 14) << nm.output;
+    // run, run_checked, workspace_size, strerror, num_inputs, num_outputs, 2 x 4 metadata, isa.
+    EXPECT_EQ(count, 15) << nm.output;
   }
 
   driver::ProcessResult link = run({"g++", "-fopenmp", (d / "main.o").string(), (d / "main_c.o").string(),

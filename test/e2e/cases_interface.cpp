@@ -108,4 +108,30 @@ std::vector<Case> interface_cases() {
   return t.cases;
 }
 
+// Models named like the generated code's own identifiers: the runtime's namespace (rt,
+// stax_rt), the C API's types and prefix (layout, stax, stax_layout), the dispatch file's
+// (isa, isa_index, kIsas, stax_isa_avx2) and the wrapper's, each with values named alike. They
+// are compiled under their own names, all in one translation unit.
+std::vector<Case> model_name_cases() {
+  std::vector<Case> cases;
+  const std::vector<std::string> names = {"layout", "rt", "stax", "isa", "stax_rt", "stax_layout", "stax_model",
+                                          "run", "strerror", "run_model", "kIsas", "isa_index", "stax_isa_avx2",
+                                          "isa_avx2", "ISA", "W", "kWorkspaceSize", "workspace_size"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    const std::string other = names[(i + 1) % names.size()];
+    Case c;
+    c.name = "model named " + n;
+    c.keep_name = true;
+    c.json = R"({"format": "stax-graph", "version": 1, "name": ")" + n + R"(",
+ "inputs": [{"name": ")" + n + R"(", "dtype": "float32", "shape": [4, 40]}],
+ "nodes": [{"name": ")" + other + R"(", "op": "softmax", "args": [")" + n + R"("], "dim": -1},
+           {"name": "stax_isa_scalar", "op": "sum", "args": [")" + other + R"("], "dim": 0}],
+ "outputs": [")" + other + R"(", "stax_isa_scalar"]})";
+    EXPECT_TRUE(accepted(c.json)) << c.json;
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
 }  // namespace stax::e2e

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "stax/driver/check.h"
@@ -44,15 +46,16 @@ std::vector<std::string> suite_cxxflags() {
 
 std::vector<IsaVariant> isa_variants() {
   std::vector<IsaVariant> out;
-  out.push_back({IsaTarget::of(Isa::Scalar), {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    out.push_back({IsaTarget::of(Isa::Avx2), {"-std=c++17", "-O1", "-mavx2", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-    out.push_back({IsaTarget::of(Isa::Avx512),
-                   {"-std=c++17", "-O1", "-mavx512f", "-mavx512dq", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
+  for (const IsaRecord& r : isa_table()) {
+    if (!host_supports(r)) continue;
+    std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
+    for (const std::string& f : driver::split_flags(std::string(r.flags))) flags.push_back(f);
+    out.push_back({IsaTarget::of(r.id), flags});
+  }
   return out;
 }
+
+std::vector<std::string> dispatch_cxxflags() { return {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"}; }
 
 bool accepted(const std::string& json) {
   try {
@@ -93,54 +96,109 @@ Case& Table::add(const std::string& name, const std::vector<std::string>& inputs
   return cases.back();
 }
 
-std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
+namespace {
+
+// Cases compiled and built into one program.
+struct Built {
   std::vector<driver::CompiledModel> models;
-  std::vector<const Case*> compiled;
+  std::vector<const Case*> cases;
+  std::optional<driver::Harness> harness;
+};
+
+Built build_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
+  Built b;
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
     try {
       driver::CompileOptions opts;
-      opts.name = "m" + std::to_string(k);
+      opts.name = c.keep_name ? "" : "m" + std::to_string(k);
       opts.isa = isa;
-      models.push_back(driver::compile_graph(parse_case(c), opts));
-      compiled.push_back(&c);
+      b.models.push_back(driver::compile_graph(parse_case(c), opts));
+      b.cases.push_back(&c);
     } catch (const std::exception& e) {
       ADD_FAILURE() << "case '" << c.name << "' does not compile: " << e.what() << "\n" << c.json;
     }
   }
   std::vector<const codegen::GeneratedCode*> codes;
-  for (const driver::CompiledModel& m : models) codes.push_back(&m.code);
+  for (const driver::CompiledModel& m : b.models) codes.push_back(&m.code);
   driver::BuildOptions build;
   build.cxxflags = cxxflags;
-  std::optional<driver::Harness> harness;
   try {
-    harness.emplace(driver::Harness::build(codes, build));
+    b.harness.emplace(driver::Harness::build(codes, build));
   } catch (const std::exception& e) {
     ADD_FAILURE() << "the generated code does not build: " << e.what();
-    return 0;
   }
-  for (std::size_t k = 0; k < models.size(); ++k) {
-    const Case& c = *compiled[k];
-    SCOPED_TRACE("case '" + c.name + "'");
-    const std::vector<Tensor> inputs = case_inputs(models[k].graph, c);
-    driver::CheckReport r;
-    try {
-      r = driver::check_outputs(models[k], *harness, k, inputs, c.tol, k % 2 == 0);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "running the generated code failed: " << e.what() << "\n" << c.json;
-      continue;
-    }
-    std::string lines;
-    for (const std::string& l : r.lines) lines += "  " + l + "\n";
-    EXPECT_TRUE(r.passed) << lines << c.json;
-    if (c.expect == Expect::DivByZero) {
-      EXPECT_TRUE(r.runtime_error) << "expected a division by zero\n" << lines;
-    }
-    if (c.expect == Expect::Match) {
-      EXPECT_FALSE(r.runtime_error) << "unexpected run-time error\n" << lines << c.json;
-    }
-  }
-  return models.size();
+  return b;
 }
 
+void check_case(const Built& b, std::size_t k) {
+  const Case& c = *b.cases[k];
+  SCOPED_TRACE("case '" + c.name + "'");
+  const std::vector<Tensor> inputs = case_inputs(b.models[k].graph, c);
+  driver::CheckReport r;
+  try {
+    r = driver::check_outputs(b.models[k], *b.harness, k, inputs, c.tol, k % 2 == 0);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "running the generated code failed: " << e.what() << "\n" << c.json;
+    return;
+  }
+  std::string lines;
+  for (const std::string& l : r.lines) lines += "  " + l + "\n";
+  EXPECT_TRUE(r.passed) << lines << c.json;
+  if (c.expect == Expect::DivByZero) {
+    EXPECT_TRUE(r.runtime_error) << "expected a division by zero\n" << lines;
+  }
+  if (c.expect == Expect::Match) {
+    EXPECT_FALSE(r.runtime_error) << "unexpected run-time error\n" << lines << c.json;
+  }
+}
+
+// Sets an environment variable for the scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
+  const Built b = build_cases(cases, cxxflags, isa);
+  if (!b.harness) return 0;
+  for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k);
+  return b.models.size();
+}
+
+std::size_t run_cases_dispatch(const std::vector<Case>& cases) {
+  const Built b = build_cases(cases, dispatch_cxxflags(), IsaTarget::dispatch());
+  if (!b.harness || b.models.empty()) return 0;
+  // By default each model takes the widest set this machine has.
+  std::string widest;
+  for (Isa isa : IsaTarget::dispatch().members())
+    if (host_supports(isa_record(isa))) widest = isa_record(isa).name;
+  for (std::size_t k = 0; k < b.models.size(); ++k) EXPECT_EQ(b.harness->isa(k), widest) << "model " << k;
+  // Then each set the machine has, forced.
+  for (Isa isa : IsaTarget::dispatch().members()) {
+    const IsaRecord& r = isa_record(isa);
+    if (!host_supports(r)) {
+      std::printf("[ SKIPPED  ] --isa dispatch forced to %s: this CPU or OS lacks it\n", std::string(r.name).c_str());
+      continue;
+    }
+    SCOPED_TRACE("STAX_ISA=" + std::string(r.name));
+    const ScopedEnv forced("STAX_ISA", std::string(r.name));
+    EXPECT_EQ(b.harness->isa(0), r.name);
+    for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k);
+  }
+  return b.models.size();
+}
 }  // namespace stax::e2e

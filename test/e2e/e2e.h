@@ -30,6 +30,8 @@ struct Case {
   // Replace 0 in generated int inputs by 1 (cases that divide by an input).
   bool nonzero_ints = false;
   uint64_t seed = 1;
+  // Compile under the graph's own name (the prefix of its C symbols) rather than a unique one.
+  bool keep_name = false;
 };
 
 // Flags for the suite: quick to build (-O1), for this machine's widest instruction set
@@ -54,6 +56,15 @@ struct IsaVariant {
   std::vector<std::string> cxxflags;
 };
 std::vector<IsaVariant> isa_variants();
+
+// Flags for a file made with --isa dispatch: no -m flags (the file targets each set itself).
+std::vector<std::string> dispatch_cxxflags();
+
+// The cases compiled with --isa dispatch into one program built without -march, checked against
+// the interpreter with each instruction set the machine has forced in turn (STAX_ISA), after
+// checking that the widest is the default; the sets this machine lacks are skipped with a line
+// saying so. Returns the number of cases compiled.
+std::size_t run_cases_dispatch(const std::vector<Case>& cases);
 
 // True when the front end accepts the graph (to build tables over ops x dtypes and keep the
 // combinations PyTorch allows).

@@ -35,5 +35,14 @@ TEST(E2E, UnaryAndBinaryOpsWithEveryIsa) {
   }
 }
 
+// One file for every x86-64 machine (--isa dispatch), built without -march: the same tables with
+// each instruction set the machine has forced in turn, and the widest chosen by default.
+TEST(E2E, UnaryAndBinaryOpsInOneDispatchingFile) {
+  std::vector<Case> cases = unary_cases();
+  for (Case& c : binary_cases()) cases.push_back(std::move(c));
+  for (Case& c : scalar_cast_where_cases()) cases.push_back(std::move(c));
+  EXPECT_EQ(run_cases_dispatch(cases), cases.size());
+}
+
 }  // namespace
 }  // namespace stax::e2e

@@ -11,5 +11,20 @@ TEST(E2E, InterfaceEdges) {
   EXPECT_EQ(run_cases(cases), cases.size());
 }
 
+TEST(E2E, InterfaceEdgesInOneDispatchingFile) {
+  std::vector<Case> cases = interface_cases();
+  EXPECT_EQ(run_cases_dispatch(cases), cases.size());
+}
+
+TEST(E2E, ModelsNamedLikeTheGeneratedCodesOwnIdentifiers) {
+  const std::vector<Case> cases = model_name_cases();
+  EXPECT_EQ(run_cases(cases), cases.size());
+  for (const IsaVariant& v : isa_variants()) {
+    SCOPED_TRACE("--isa " + v.isa.name());
+    EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size());
+  }
+  EXPECT_EQ(run_cases_dispatch(cases), cases.size());
+}
+
 }  // namespace
 }  // namespace stax::e2e

@@ -22,5 +22,13 @@ TEST(E2E, CompositesAndMatmul) {
   EXPECT_EQ(run_cases(cases, optimized_cxxflags()), cases.size());
 }
 
+// The same tables in one --isa dispatch file, each instruction set the machine has forced in turn.
+TEST(E2E, StructureInOneDispatchingFile) {
+  std::vector<Case> cases = reduction_cases();
+  for (Case& c : view_cases()) cases.push_back(std::move(c));
+  for (Case& c : composite_matmul_cases()) cases.push_back(std::move(c));
+  EXPECT_EQ(run_cases_dispatch(cases), cases.size());
+}
+
 }  // namespace
 }  // namespace stax::e2e

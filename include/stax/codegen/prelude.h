@@ -31,6 +31,13 @@ std::vector<std::string> prelude_section_names();
 // "includes" is always part of it. An unknown name is an internal error.
 std::string prelude_text(const std::set<std::string>& wanted);
 
+// The same without "includes" and "capi", each section's include guard renamed to
+// `guard_prefix` + its name in capitals: a copy of the runtime inside a namespace of its own,
+// which leaves the guards of the global copy as they are (the --isa dispatch file compiles one
+// copy per instruction set, each under its own target pragma, shared by the models of a
+// translation unit).
+std::string runtime_copy_text(const std::set<std::string>& wanted, const std::string& guard_prefix);
+
 // The text of one section alone (no dependencies): the header writer uses "capi".
 std::string prelude_section(std::string_view name);
 

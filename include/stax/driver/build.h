@@ -78,6 +78,10 @@ class Harness {
   std::vector<Tensor> run(std::size_t model, const graph::Graph& g, const std::vector<Tensor>& inputs,
                           bool caller_workspace = true) const;
 
+  // The instruction set model `model` runs with (its NAME_isa(); a dispatch file's choice
+  // follows the environment variable STAX_ISA of this process).
+  std::string isa(std::size_t model) const;
+
   const std::filesystem::path& executable() const { return exe_; }
 
  private:

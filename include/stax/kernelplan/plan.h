@@ -80,7 +80,9 @@ enum class Locality : unsigned char { Memory, Register, Row };
 
 struct Locals {
   std::vector<Locality> where;      // per buffer id
-  std::vector<std::string> reason;  // per buffer id: why it is local ("" when it is not)
+  // Per buffer id: why it is local, or why a buffer read only in its kernel is not ("" for the
+  // others).
+  std::vector<std::string> reason;
   bool local(BufferId id) const { return where[static_cast<std::size_t>(id)] != Locality::Memory; }
   std::vector<bool> mask() const;   // per buffer id: local
 };

@@ -77,6 +77,10 @@ struct IsaTarget {
   bool operator==(const IsaTarget&) const = default;
 };
 
+// True when this machine runs code of the record: its architecture, its CPUID bits and the
+// register state its OS saves (XCR0), as the dispatch file's choice checks them.
+bool host_supports(const IsaRecord& r);
+
 // Every --isa value: "native", "dispatch", then the records' names.
 std::vector<std::string> isa_target_names();
 

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -34,6 +35,13 @@
 #include <stdint.h>
 
 #include <sleef.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>  // every instruction set's intrinsics (GCC declares them whatever the flags)
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>  // omp_get_max_threads in the kernels' `if` clauses (Algorithm 8.1, line 4)
@@ -533,6 +541,74 @@ inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_MATMUL
+
+// @section dispatch requires core
+#ifndef STAX_RT_DISPATCH
+#define STAX_RT_DISPATCH
+namespace {
+namespace stax_rt {
+
+// Run-time choice of an instruction set (the --isa dispatch file, which holds every kernel once
+// per set of the ISA table). What a set needs: CPUID bits (leaf below 0x80000000, subleaf 0;
+// register 0-3 for EAX-EDX; bit) and the XCR0 bits of the register state the OS saves on a
+// context switch (a CPU with AVX-512 under an OS that does not save ZMM state must fall back).
+struct CpuidBit {
+  unsigned leaf;
+  int reg;
+  unsigned bit;
+};
+struct IsaNeeds {
+  const char* name;
+  const CpuidBit* bits;
+  int count;
+  unsigned long long xcr0;
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+inline void cpuid(unsigned leaf, unsigned r[4]) {
+  __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0u));
+}
+// XCR0, read only when CPUID says the OS has enabled XSAVE (leaf 1, ECX bit 27: OSXSAVE);
+// XGETBV faults otherwise.
+inline unsigned long long xcr0() {
+  unsigned r[4];
+  cpuid(1, r);
+  if (((r[2] >> 27) & 1u) == 0) return 0;
+  unsigned lo = 0, hi = 0;
+  __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+  return (static_cast<unsigned long long>(hi) << 32) | lo;
+}
+inline bool cpu_supports(const IsaNeeds& n) {
+  unsigned top[4];
+  cpuid(0, top);
+  for (int i = 0; i < n.count; ++i) {
+    unsigned r[4] = {0, 0, 0, 0};
+    if (n.bits[i].leaf > top[0]) return false;
+    cpuid(n.bits[i].leaf, r);
+    if (((r[n.bits[i].reg] >> n.bits[i].bit) & 1u) == 0) return false;
+  }
+  return n.xcr0 == 0 || (xcr0() & n.xcr0) == n.xcr0;
+}
+#else
+inline bool cpu_supports(const IsaNeeds& n) { return n.count == 0 && n.xcr0 == 0; }
+#endif
+
+// The set of `isas` (widest first; the last needs nothing) this process runs: the one the
+// environment variable STAX_ISA names, when the CPU and OS support it (tests force each set in
+// turn), else the first they support.
+inline int choose_isa(const IsaNeeds* isas, int count) {
+  const char* forced = std::getenv("STAX_ISA");
+  if (forced != nullptr)
+    for (int i = 0; i < count; ++i)
+      if (std::strcmp(forced, isas[i].name) == 0 && cpu_supports(isas[i])) return i;
+  for (int i = 0; i < count; ++i)
+    if (cpu_supports(isas[i])) return i;
+  return count - 1;
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_DISPATCH
 
 // @section wrapper requires core capi
 #ifndef STAX_RT_WRAPPER

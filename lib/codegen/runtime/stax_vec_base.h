@@ -9,12 +9,6 @@
 // @section vec_config requires core math activation reduce intdiv
 #ifndef STAX_RT_VEC_CONFIG
 #define STAX_RT_VEC_CONFIG
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 namespace {
 namespace stax_rt {

@@ -5,9 +5,10 @@
 #include "scalar.h"            // (not emitted)
 
 // @section vec_avx2 requires vec_config
-#ifndef STAX_RT_ISA_AVX2_TAG
-#define STAX_RT_ISA_AVX2_TAG
-#if defined(__AVX2__) && defined(__FMA__)
+#ifndef STAX_RT_VEC_AVX2
+#define STAX_RT_VEC_AVX2
+#undef STAX_VEC_HAS_AVX2
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(STAX_VEC_TARGET_AVX2)
 #define STAX_VEC_HAS_AVX2 1
 #else
 #define STAX_VEC_HAS_AVX2 0
@@ -34,9 +35,6 @@ struct IsaAvx2 {
 template <> inline constexpr bool isa_available<IsaAvx2> = STAX_VEC_HAS_AVX2 != 0;
 }  // namespace stax_rt
 }  // namespace
-#endif  // STAX_RT_ISA_AVX2_TAG
-#ifndef STAX_RT_VEC_AVX2
-#define STAX_RT_VEC_AVX2
 #if STAX_VEC_HAS_AVX2
 namespace {
 namespace stax_rt {
@@ -479,13 +477,24 @@ inline Avx2I shift_right_arith(Avx2I x, int n) { return Avx2I(_mm256_srai_epi32(
 
 // ---- transcendentals: SLEEF 3.5's AVX2 functions, called directly (no dispatch); float32 exp
 // and erf are the `vec` section's inline ones ----
-#define STAX_VEC_SLEEF1_D(NAME, FN_D) \
+// sleef.h declares these only for a compiler that targets the set (__AVX__ when it is
+// included), not inside a function target pragma (the --isa dispatch file): declared here then.
+#if defined(__AVX__)
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...)
+#else
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...) extern "C" RET FN(__VA_ARGS__);
+#endif
+#define STAX_VEC_SLEEF1_D(NAME, FN_D)                     \
+  STAX_VEC_SLEEF_DECLARE(__m256d, FN_D, __m256d)                \
   inline Avx2D NAME(Avx2D x) { return Avx2D(FN_D(x.lo), FN_D(x.hi)); }
-#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                                    \
-  inline Avx2F NAME(Avx2F x) { return Avx2F(FN_F(x.v)); }                    \
+#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                  \
+  STAX_VEC_SLEEF_DECLARE(__m256, FN_F, __m256)                 \
+  inline Avx2F NAME(Avx2F x) { return Avx2F(FN_F(x.v)); }    \
   STAX_VEC_SLEEF1_D(NAME, FN_D)
-#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                    \
-  inline Avx2F NAME(Avx2F x, Avx2F y) { return Avx2F(FN_F(x.v, y.v)); }      \
+#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                             \
+  STAX_VEC_SLEEF_DECLARE(__m256, FN_F, __m256, __m256)                                      \
+  STAX_VEC_SLEEF_DECLARE(__m256d, FN_D, __m256d, __m256d)                                      \
+  inline Avx2F NAME(Avx2F x, Avx2F y) { return Avx2F(FN_F(x.v, y.v)); }                  \
   inline Avx2D NAME(Avx2D x, Avx2D y) { return Avx2D(FN_D(x.lo, y.lo), FN_D(x.hi, y.hi)); }
 STAX_VEC_SLEEF1_D(exp, Sleef_expd4_u10avx2)
 STAX_VEC_SLEEF1(exp2, Sleef_exp2f8_u10avx2, Sleef_exp2d4_u10avx2)
@@ -510,6 +519,7 @@ STAX_VEC_SLEEF2(pow, Sleef_powf8_u10avx2, Sleef_powd4_u10avx2)
 #undef STAX_VEC_SLEEF1
 #undef STAX_VEC_SLEEF1_D
 #undef STAX_VEC_SLEEF2
+#undef STAX_VEC_SLEEF_DECLARE
 
 // ---- tile transposes (the 2-D tiled form of §8.2; stax_vec.h, transpose_tile) ----
 // 8 x 8 four-byte lanes: pairs interleaved (unpack), then quadruples (shuffle), then the

@@ -5,9 +5,10 @@
 #include "avx2.h"              // (not emitted)
 
 // @section vec_avx512 requires vec_config vec_avx2
-#ifndef STAX_RT_ISA_AVX512_TAG
-#define STAX_RT_ISA_AVX512_TAG
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifndef STAX_RT_VEC_AVX512
+#define STAX_RT_VEC_AVX512
+#undef STAX_VEC_HAS_AVX512
+#if (defined(__AVX512F__) && defined(__AVX512DQ__)) || defined(STAX_VEC_TARGET_AVX512)
 #define STAX_VEC_HAS_AVX512 1
 #else
 #define STAX_VEC_HAS_AVX512 0
@@ -34,9 +35,6 @@ struct IsaAvx512 {
 template <> inline constexpr bool isa_available<IsaAvx512> = STAX_VEC_HAS_AVX512 != 0;
 }  // namespace stax_rt
 }  // namespace
-#endif  // STAX_RT_ISA_AVX512_TAG
-#ifndef STAX_RT_VEC_AVX512
-#define STAX_RT_VEC_AVX512
 #if STAX_VEC_HAS_AVX512
 namespace {
 namespace stax_rt {
@@ -464,13 +462,24 @@ inline Avx512I shift_right_arith(Avx512I x, int n) { return Avx512I(_mm512_maskz
 
 // ---- transcendentals: SLEEF 3.5's AVX-512F functions, called directly (no dispatch); float32
 // exp and erf are the `vec` section's inline ones ----
-#define STAX_VEC_SLEEF1_D(NAME, FN_D) \
+// sleef.h declares these only for a compiler that targets the set (__AVX512F__ when it is
+// included), not inside a function target pragma (the --isa dispatch file): declared here then.
+#if defined(__AVX512F__)
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...)
+#else
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...) extern "C" RET FN(__VA_ARGS__);
+#endif
+#define STAX_VEC_SLEEF1_D(NAME, FN_D)                     \
+  STAX_VEC_SLEEF_DECLARE(__m512d, FN_D, __m512d)                \
   inline Avx512D NAME(Avx512D x) { return Avx512D(FN_D(x.lo), FN_D(x.hi)); }
-#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                                                   \
-  inline Avx512F NAME(Avx512F x) { return Avx512F(FN_F(x.v)); }                             \
+#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                  \
+  STAX_VEC_SLEEF_DECLARE(__m512, FN_F, __m512)                 \
+  inline Avx512F NAME(Avx512F x) { return Avx512F(FN_F(x.v)); }    \
   STAX_VEC_SLEEF1_D(NAME, FN_D)
-#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                                   \
-  inline Avx512F NAME(Avx512F x, Avx512F y) { return Avx512F(FN_F(x.v, y.v)); }             \
+#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                             \
+  STAX_VEC_SLEEF_DECLARE(__m512, FN_F, __m512, __m512)                                      \
+  STAX_VEC_SLEEF_DECLARE(__m512d, FN_D, __m512d, __m512d)                                      \
+  inline Avx512F NAME(Avx512F x, Avx512F y) { return Avx512F(FN_F(x.v, y.v)); }                  \
   inline Avx512D NAME(Avx512D x, Avx512D y) { return Avx512D(FN_D(x.lo, y.lo), FN_D(x.hi, y.hi)); }
 STAX_VEC_SLEEF1_D(exp, Sleef_expd8_u10avx512f)
 STAX_VEC_SLEEF1(exp2, Sleef_exp2f16_u10avx512f, Sleef_exp2d8_u10avx512f)
@@ -495,6 +504,7 @@ STAX_VEC_SLEEF2(pow, Sleef_powf16_u10avx512f, Sleef_powd8_u10avx512f)
 #undef STAX_VEC_SLEEF1
 #undef STAX_VEC_SLEEF1_D
 #undef STAX_VEC_SLEEF2
+#undef STAX_VEC_SLEEF_DECLARE
 
 // ---- tile transposes: the 256-bit blocks of the AVX2 file (staging is bound by memory) ----
 template <> struct TransposeBlock<float, IsaAvx512> : AvxTranspose8x8<float> {};

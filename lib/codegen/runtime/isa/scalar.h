@@ -4,8 +4,9 @@
 #include "../stax_vec_base.h"  // (not emitted)
 
 // @section vec_scalar requires vec_config
-#ifndef STAX_RT_ISA_SCALAR_TAG
-#define STAX_RT_ISA_SCALAR_TAG
+#ifndef STAX_RT_VEC_SCALAR
+#define STAX_RT_VEC_SCALAR
+#undef STAX_VEC_HAS_SCALAR
 #define STAX_VEC_HAS_SCALAR 1
 #if defined(STAX_ISA_SCALAR)
 #if defined(STAX_VEC_PINNED)
@@ -29,9 +30,6 @@ struct IsaScalar {
 template <> inline constexpr bool isa_available<IsaScalar> = STAX_VEC_HAS_SCALAR != 0;
 }  // namespace stax_rt
 }  // namespace
-#endif  // STAX_RT_ISA_SCALAR_TAG
-#ifndef STAX_RT_VEC_SCALAR
-#define STAX_RT_VEC_SCALAR
 namespace {
 namespace stax_rt {
 
