@@ -453,17 +453,27 @@ inline Avx2D convert(Avx2I x, VecTag<double>) {
 }
 inline Avx2L convert(Avx2I x, VecTag<int64_t>) { return Avx2L(avx2_lo64(x.v), avx2_hi64(x.v)); }
 inline Avx2I convert(Avx2L x, VecTag<int32_t>) { return Avx2I(avx2_narrow64(x.lo, x.hi)); }
-// Float to int32: vcvttps2dq gives INT_MIN for NaN and out-of-range lanes (the saturated value
-// below the range); lanes at or above 2^31 become INT_MAX and NaN lanes 0.
+// Float to int32, as stax_rt::cast: lanes in [-2^31, 2^31) truncate, lanes below take INT_MIN,
+// lanes at or above 2^31 INT_MAX, NaN lanes 0. vcvttps2dq / vcvttpd2dq give the "integer
+// indefinite" INT_MIN for NaN and out-of-range lanes, while GCC folds the same intrinsics on
+// constants as saturating conversions (and then drops a fix-up that it takes for redundant): the
+// two disagree, so the other lanes are set to +0 before the conversion (an and with the mask of
+// the range) and take their saturated values by blends after it.
+inline Avx2I avx2_saturate32(__m256i r, Avx2M below, Avx2M above) {
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::min()), below.m);
+  return Avx2I(_mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), above.m));
+}
 inline Avx2I convert(Avx2F x, VecTag<int32_t>) {
-  __m256i r = _mm256_cvttps_epi32(x.v);
-  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), (x >= Avx2F(2147483648.0f)).m);
-  return Avx2I(_mm256_andnot_si256(isnan(x).m, r));
+  const Avx2F lo(-2147483648.0f), hi(2147483648.0f);
+  const __m256 inside = _mm256_castsi256_ps(((x >= lo) & (x < hi)).m);
+  return avx2_saturate32(_mm256_cvttps_epi32(_mm256_and_ps(x.v, inside)), x < lo, x >= hi);
 }
 inline Avx2I convert(Avx2D x, VecTag<int32_t>) {
-  __m256i r = _mm256_set_m128i(_mm256_cvttpd_epi32(x.hi), _mm256_cvttpd_epi32(x.lo));
-  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), (x >= Avx2D(2147483648.0)).m);
-  return Avx2I(_mm256_andnot_si256(isnan(x).m, r));
+  const Avx2D lo(-2147483648.0), hi(2147483648.0);
+  const Avx2M inside = (x >= lo) & (x < hi);
+  const __m128i l = _mm256_cvttpd_epi32(_mm256_and_pd(x.lo, _mm256_castsi256_pd(inside.lo64())));
+  const __m128i h = _mm256_cvttpd_epi32(_mm256_and_pd(x.hi, _mm256_castsi256_pd(inside.hi64())));
+  return avx2_saturate32(_mm256_set_m128i(h, l), x < lo, x >= hi);
 }
 // No AVX2 instruction converts between int64 and floating point: lane by lane.
 inline Avx2L convert(Avx2F x, VecTag<int64_t>) { return convert_lanes<int64_t>(x); }

@@ -434,26 +434,35 @@ inline Avx512F convert(Avx512L x, VecTag<float>) {
   return Avx512F(avx512_join_ps(_mm512_cvtepi64_ps(x.lo), _mm512_cvtepi64_ps(x.hi)));
 }
 inline Avx512D convert(Avx512L x, VecTag<double>) { return Avx512D(_mm512_cvtepi64_pd(x.lo), _mm512_cvtepi64_pd(x.hi)); }
-// Float to int: the instructions truncate and give INT_MIN for NaN and out-of-range values, which
-// is already the saturated value below the range; lanes at or above 2^31 (2^63) become INT_MAX
-// and NaN lanes 0.
+// Float to int, as stax_rt::cast: lanes in [-2^N, 2^N) truncate, lanes below take INT_MIN, lanes
+// at or above 2^N INT_MAX, NaN lanes 0. vcvttps2dq / vcvttpd2dq / vcvttpd2qq give the "integer
+// indefinite" INT_MIN for NaN and out-of-range lanes, while GCC folds the same intrinsics on
+// constants as saturating conversions (and then drops a fix-up that it takes for redundant): the
+// two disagree, so only the lanes inside the range are converted (a zero-masked conversion; the
+// others are 0 and raise nothing) and the saturated values are put in by mask.
 inline Avx512I convert(Avx512F x, VecTag<int32_t>) {
-  __m512i r = _mm512_maskz_cvttps_epi32(kAll16, x.v);
-  r = _mm512_mask_mov_epi32(r, (x >= Avx512F(2147483648.0f)).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max()));
-  return Avx512I(_mm512_maskz_mov_epi32((~isnan(x)).k, r));
+  const Avx512F lo(-2147483648.0f), hi(2147483648.0f);
+  __m512i r = _mm512_maskz_cvttps_epi32(((x >= lo) & (x < hi)).k, x.v);
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
 }
 inline Avx512I convert(Avx512D x, VecTag<int32_t>) {
-  __m512i r = avx512_join_si(_mm512_maskz_cvttpd_epi32(kAll8, x.lo), _mm512_maskz_cvttpd_epi32(kAll8, x.hi));
-  r = _mm512_mask_mov_epi32(r, (x >= Avx512D(2147483648.0)).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max()));
-  return Avx512I(_mm512_maskz_mov_epi32((~isnan(x)).k, r));
+  const Avx512D lo(-2147483648.0), hi(2147483648.0);
+  const Avx512M inside = (x >= lo) & (x < hi);
+  __m512i r = avx512_join_si(_mm512_maskz_cvttpd_epi32(inside.lo8(), x.lo), _mm512_maskz_cvttpd_epi32(inside.hi8(), x.hi));
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
 }
 inline Avx512L convert(Avx512D x, VecTag<int64_t>) {
-  const Avx512M big = x >= Avx512D(9223372036854775808.0), keep = ~isnan(x);
+  const Avx512D lo(-9223372036854775808.0), hi(9223372036854775808.0);
+  const Avx512M inside = (x >= lo) & (x < hi), below = x < lo, above = x >= hi;
+  const __m512i min = _mm512_set1_epi64(std::numeric_limits<int64_t>::min());
   const __m512i max = _mm512_set1_epi64(std::numeric_limits<int64_t>::max());
-  const __m512i lo = _mm512_mask_mov_epi64(_mm512_cvttpd_epi64(x.lo), big.lo8(), max);
-  const __m512i hi = _mm512_mask_mov_epi64(_mm512_cvttpd_epi64(x.hi), big.hi8(), max);
-  return Avx512L(_mm512_maskz_mov_epi64(keep.lo8(), lo), _mm512_maskz_mov_epi64(keep.hi8(), hi));
+  const __m512i l = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.lo8(), x.lo), below.lo8(), min);
+  const __m512i h = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.hi8(), x.hi), below.hi8(), min);
+  return Avx512L(_mm512_mask_mov_epi64(l, above.lo8(), max), _mm512_mask_mov_epi64(h, above.hi8(), max));
 }
+// (float -> double is exact)
 inline Avx512L convert(Avx512F x, VecTag<int64_t>) { return convert(convert(x, VecTag<double>()), VecTag<int64_t>()); }
 
 // ---- bits of float32 lanes (the inline float32 exp and erf of the `vec` section) ----
