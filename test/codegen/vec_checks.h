@@ -57,35 +57,203 @@ template <typename T> inline bool same_value(T a, T b) {
 
 inline double as_double(double x) { return x; }
 
-// Special float values every elementwise check runs through.
-template <typename T> inline int special_values(T* out) {
-  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
-  const T list[] = {T(0),   -T(0),  T(1),  T(-1),   T(0.5), T(-0.5), T(1.5),  T(2.5),  T(-2.5), T(3.75),
-                    T(-7),  inf,    -inf,  nan,     -nan,   T(1e30), T(-1e30), std::numeric_limits<T>::denorm_min(),
-                    std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest(), std::numeric_limits<T>::min(),
-                    T(2147483648.0), T(-2147483649.0), T(2147483520.0), T(9.3e18), T(-9.3e18)};
-  const int n = static_cast<int>(sizeof list / sizeof list[0]);
-  for (int i = 0; i < n; ++i) out[i] = list[i];
-  return n;
+// ---- edge values: one table per dtype, which every elementwise check runs through ----
+// Signed zeros, integral and half-integral values (rounding ties, the last fractions below 2^23 /
+// 2^52), the extremes, subnormals, infinities, NaNs (quiet and signalling, both signs, with
+// payloads), and the bounds of every conversion: the last values inside and the first outside
+// int32 and int64, and for double the float rounding and overflow boundaries.
+constexpr int kMaxEdges = 72;
+
+template <typename T> using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+template <typename T> inline Bits<T> bits_of(T x) {
+  Bits<T> b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+template <typename T> inline T of_bits(Bits<T> b) {
+  T x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
 }
 
-inline int special_values(int32_t* out) {
-  const int32_t list[] = {0, 1, -1, 2, -2, 7, -7, 100, 65536, -65536, std::numeric_limits<int32_t>::max(),
-                          std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max() - 1,
-                          std::numeric_limits<int32_t>::min() + 1, 123456789, -987654321};
-  const int n = static_cast<int>(sizeof list / sizeof list[0]);
-  for (int i = 0; i < n; ++i) out[i] = list[i];
-  return n;
+template <typename T, std::size_t N> inline int copy_edges(const T (&list)[N], T* out) {
+  static_assert(N <= kMaxEdges, "kMaxEdges");
+  for (std::size_t i = 0; i < N; ++i) out[i] = list[i];
+  return static_cast<int>(N);
 }
 
-inline int special_values(int64_t* out) {
-  const int64_t list[] = {0, 1, -1, 2, -2, 7, -7, 4294967296LL, -4294967296LL, 4294967295LL,
-                          std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
-                          std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-                          (int64_t(1) << 53) + 1, -(int64_t(1) << 62) - 3};
-  const int n = static_cast<int>(sizeof list / sizeof list[0]);
-  for (int i = 0; i < n; ++i) out[i] = list[i];
-  return n;
+inline int edge_values(float* out) {
+  using L = std::numeric_limits<float>;
+  const float list[] = {
+      0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 3.75f, -7.0f, 0.1f,
+      0x1.fffffep-2f, -0x1.fffffep-2f,  // the float below 1/2 (round gives 0, not 1)
+      0x1.000002p0f, 0x1.fffffep-1f,    // 1 + ulp, 1 - ulp/2
+      8388607.5f, -8388607.5f, 8388608.0f, 16777216.0f,  // the last half-integer, 2^23, 2^24
+      1e30f, -1e30f, L::max(), L::lowest(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min(),
+      0x0.fffffep-126f, -0x0.fffffep-126f,  // the largest subnormal
+      L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
+      of_bits<float>(0x7fc12345u), of_bits<float>(0x7f812345u), of_bits<float>(0xff800001u),  // payload, signalling
+      2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,  // around int32: last in, first out
+      4294967296.0f, 0x1.fffffep62f, 0x1p63f, -0x1p63f, -0x1.000002p63f,  // around int64
+  };
+  return copy_edges(list, out);
+}
+
+inline int edge_values(double* out) {
+  using L = std::numeric_limits<double>;
+  const double list[] = {
+      0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.75, -7.0, 0.1,
+      0x1.fffffffffffffp-2, -0x1.fffffffffffffp-2, 0x1.0000000000001p0, 0x1.fffffffffffffp-1,
+      4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 9007199254740992.0,
+      1e300, -1e300, L::max(), L::lowest(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min(),
+      0x0.fffffffffffffp-1022, -0x0.fffffffffffffp-1022,
+      L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
+      of_bits<double>(0x7ff8000012345678u), of_bits<double>(0x7ff0000000000001u), of_bits<double>(0xfff4000000000000u),
+      2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483648.5, -2147483649.0, 4294967296.0,
+      0x1.fffffffffffffp62, 0x1p63, -0x1p63, -0x1.0000000000001p63, 1e19, -1e19,
+      // double -> float: FLT_MAX, the last double that rounds to it and the tie that rounds to
+      // inf; float's smallest subnormal, the tie below it (rounds to 0) and one just above that;
+      // ties of float rounding at 1 (to even: 1) and just above (up).
+      0x1.fffffep127, 0x1.fffffefffffffp127, 0x1.ffffffp127, 0x1p-149, 0x1p-150, 0x1.0000000000001p-150,
+      0x1.8p-149, 0x1.000001p0, 0x1.0000010000001p0, -0x1.000001p0,
+  };
+  return copy_edges(list, out);
+}
+
+inline int edge_values(int32_t* out) {
+  using L = std::numeric_limits<int32_t>;
+  const int32_t list[] = {
+      0, 1, -1, 2, -2, 3, -3, 7, -7, 31, 32, 33, -32, 100, 65535, 65536, -65536,
+      46341, -46341,                  // squares overflow
+      16777217, -16777217,            // not exact in float (a tie: rounds to even)
+      2147483520, 2147483584,         // the last int exact in float below 2^31; a tie that rounds up to 2^31
+      L::max(), L::min(), L::max() - 1, L::min() + 1, 0x55555555, static_cast<int32_t>(0xaaaaaaaau),
+      123456789, -987654321,
+  };
+  return copy_edges(list, out);
+}
+
+inline int edge_values(int64_t* out) {
+  using L = std::numeric_limits<int64_t>;
+  const int64_t list[] = {
+      0, 1, -1, 2, -2, 3, -3, 7, -7, 63, 64, 65, -64, 4294967296LL, -4294967296LL, 4294967295LL,
+      3037000500LL, -3037000500LL,    // squares overflow
+      L::max(), L::min(), L::max() - 1, L::min() + 1,
+      std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
+      int64_t(std::numeric_limits<int32_t>::max()) + 1, int64_t(std::numeric_limits<int32_t>::min()) - 1,
+      (int64_t(1) << 24) + 1, (int64_t(1) << 53) + 1, (int64_t(1) << 53) + 3, -(int64_t(1) << 53) - 1,  // ties in float, double
+      L::max() - 511, L::max() - 512, L::max() - 1023,  // around the last double below 2^63 and its tie
+      0x5555555555555555LL, static_cast<int64_t>(0xaaaaaaaaaaaaaaaaULL), -(int64_t(1) << 62) - 3,
+  };
+  return copy_edges(list, out);
+}
+
+// Ordinary values to put between the edge values: small, of both signs, with fractions for floats.
+template <typename T> inline T ordinary(int64_t i) {
+  const int64_t k = (i * 37) % 101 - 50;
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(k) * T(0.375);
+  else return static_cast<T>(k * 20 + i % 7);
+}
+
+// Operand arrays in which each of `count` items (item k is items[j][k] for operand j < arity)
+// sits in every lane position, among ordinary values: `shifts` segments (W for every position,
+// 1 for one), segment s starting on a vector boundary with s ordinary values, then every item
+// followed by `gap` ordinary values. Every segment but the last is padded to whole vectors; the
+// last ends in a tail.
+template <typename T> struct Layout {
+  T* x[3] = {nullptr, nullptr, nullptr};
+  int n = 0;
+  Layout(const T* const* items, int arity, int count, int shifts, int gap) {
+    const int cap = shifts * (2 * W + count * (gap + 1));
+    for (int j = 0; j < arity; ++j) x[j] = new T[static_cast<std::size_t>(cap)];
+    for (int s = 0; s < shifts; ++s) {
+      const int start = n;
+      auto fill = [&](int upto) {
+        for (; n < upto; ++n)
+          for (int j = 0; j < arity; ++j) x[j][n] = ordinary<T>(3 * n + j);
+      };
+      fill(n + s);
+      for (int k = 0; k < count; ++k) {
+        for (int j = 0; j < arity; ++j) x[j][n] = items[j][k];
+        ++n;
+        fill(n + gap);
+      }
+      if (s + 1 < shifts) fill(start + (n - start + W - 1) / W * W);
+    }
+  }
+  ~Layout() {
+    for (T* p : x) delete[] p;
+  }
+  Layout(const Layout&) = delete;
+  Layout& operator=(const Layout&) = delete;
+};
+
+// The items of an elementwise check: every edge value, every ordered pair, every ordered triple.
+template <typename T> struct Items {
+  T* v[3] = {nullptr, nullptr, nullptr};
+  int count = 0;
+  explicit Items(int arity) {
+    T e[kMaxEdges];
+    const int n = edge_values(e);
+    count = arity == 1 ? n : arity == 2 ? n * n : n * n * n;
+    for (int j = 0; j < arity; ++j) v[j] = new T[static_cast<std::size_t>(count)];
+    for (int k = 0; k < count; ++k) {
+      int r = k;
+      for (int j = arity - 1; j >= 0; --j) v[j][k] = e[r % n], r /= n;
+    }
+  }
+  ~Items() {
+    for (T* p : v) delete[] p;
+  }
+  Items(const Items&) = delete;
+  Items& operator=(const Items&) = delete;
+};
+
+// How a vector result must agree with the scalar one:
+//   kBits   bit for bit, NaN payloads and signs included: operations that move or select bits
+//           (neg, abs, maximum/minimum, where, clamp, loads and stores, integers);
+//   kValue  bit for bit except that a NaN needs only be a NaN: operations that compute a float
+//           (arithmetic, rounding, sqrt, float conversions), whose NaN payload C++ leaves open
+//           (a compiler may swap the operands of a commutative scalar operation, and the two
+//           NaN operands then give either payload);
+//   k > 0   NaN exactly where the scalar result is NaN, zeros of the same sign, else at most k
+//           representable values apart (infinity next to the largest finite): the
+//           transcendentals, whose vector and scalar SLEEF functions each round differently.
+constexpr int kBits = -1, kValue = 0;
+
+// Position of x among the floats in order (+0 and -0 both 0).
+template <typename T> inline int64_t float_rank(T x) {
+  const Bits<T> b = bits_of(x), sign = Bits<T>(1) << (8 * sizeof(T) - 1);
+  const int64_t m = static_cast<int64_t>(b & ~sign);
+  return (b & sign) ? -m : m;
+}
+
+template <typename T> inline bool agree(T got, T want, int tol) {
+  if (tol == kBits || !std::is_floating_point_v<T>) return same_bits(got, want);
+  if (want != want) return got != got;
+  if (got != got) return false;
+  if (got == 0 && want == 0) return std::signbit(got) == std::signbit(want);
+  if (tol == kValue) return same_bits(got, want);
+  const int64_t d = float_rank(got) - float_rank(want);
+  return (d < 0 ? -d : d) <= tol;
+}
+
+// A value for a message: its decimal and hexadecimal forms, its bits (see CHECK's arguments).
+struct Shown {
+  char s[96];
+};
+template <typename T> inline Shown show(T x) {
+  Shown r;
+  if constexpr (std::is_floating_point_v<T>)
+    std::snprintf(r.s, sizeof r.s, "%.17g [%a, 0x%llx]", double(x), double(x), static_cast<unsigned long long>(bits_of(x)));
+  else
+    std::snprintf(r.s, sizeof r.s, "%lld", static_cast<long long>(x));
+  return r;
+}
+inline Shown show(bool b) {
+  Shown r;
+  std::snprintf(r.s, sizeof r.s, "%s", b ? "true" : "false");
+  return r;
 }
 
 // A small deterministic generator (no <random>: see the top of this file).
@@ -109,6 +277,11 @@ template <typename T, typename F> inline void apply2(F f, const T* a, const T* b
   int i = 0;
   for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i)).storeu(out + i);
   if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i)).storeu(out + i, n - i);
+}
+template <typename T, typename F> inline void apply3(F f, const T* a, const T* b, const T* c, T* out, int n) {
+  int i = 0;
+  for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i), V<T>::loadu(c + i)).storeu(out + i);
+  if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i), V<T>::loadu(c + i, n - i)).storeu(out + i, n - i);
 }
 
 // Distance in units in the last place of T between `got` and the exact value `ref` (computed

@@ -132,8 +132,8 @@ template <typename T> constexpr int block_size_of() {
 
 template <typename T> T element_bits(int64_t r, int64_t c) {
   if constexpr (std::is_floating_point_v<T>) {
-    T special[32];
-    const int n = special_values(special);
+    T special[kMaxEdges];
+    const int n = edge_values(special);
     if ((r + c) % 3 == 0) return special[(r * 7 + c) % n];
   }
   return static_cast<T>(r * 1000 + c + 1);
