@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace vec_checks {
 
@@ -76,76 +78,76 @@ template <typename T> inline T of_bits(Bits<T> b) {
   return x;
 }
 
-template <typename T, std::size_t N> inline int copy_edges(const T (&list)[N], T* out) {
-  static_assert(N <= kMaxEdges, "kMaxEdges");
-  for (std::size_t i = 0; i < N; ++i) out[i] = list[i];
-  return static_cast<int>(N);
-}
+// (constexpr, so that a check can also hand them to the compiler as constants: see
+// vec_checks_convert.cpp. No code runs to initialize them.)
+using FloatLimits = std::numeric_limits<float>;
+using DoubleLimits = std::numeric_limits<double>;
+using Int32Limits = std::numeric_limits<int32_t>;
+using Int64Limits = std::numeric_limits<int64_t>;
 
-inline int edge_values(float* out) {
-  using L = std::numeric_limits<float>;
-  const float list[] = {
-      0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 3.75f, -7.0f, 0.1f,
-      0x1.fffffep-2f, -0x1.fffffep-2f,  // the float below 1/2 (round gives 0, not 1)
-      0x1.000002p0f, 0x1.fffffep-1f,    // 1 + ulp, 1 - ulp/2
-      8388607.5f, -8388607.5f, 8388608.0f, 16777216.0f,  // the last half-integer, 2^23, 2^24
-      1e30f, -1e30f, L::max(), L::lowest(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min(),
-      0x0.fffffep-126f, -0x0.fffffep-126f,  // the largest subnormal
-      L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
-      of_bits<float>(0x7fc12345u), of_bits<float>(0x7f812345u), of_bits<float>(0xff800001u),  // payload, signalling
-      2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,  // around int32: last in, first out
-      4294967296.0f, 0x1.fffffep62f, 0x1p63f, -0x1p63f, -0x1.000002p63f,  // around int64
-  };
-  return copy_edges(list, out);
-}
+inline constexpr float kFloatEdges[] = {
+    0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 3.75f, -7.0f, 0.1f,
+    0x1.fffffep-2f, -0x1.fffffep-2f,  // the float below 1/2 (round gives 0, not 1)
+    0x1.000002p0f, 0x1.fffffep-1f,    // 1 + ulp, 1 - ulp/2
+    8388607.5f, -8388607.5f, 8388608.0f, 16777216.0f,  // the last half-integer, 2^23, 2^24
+    1e30f, -1e30f, FloatLimits::max(), FloatLimits::lowest(), FloatLimits::min(), -FloatLimits::min(),
+    FloatLimits::denorm_min(), -FloatLimits::denorm_min(), 0x0.fffffep-126f, -0x0.fffffep-126f,  // the largest subnormal
+    FloatLimits::infinity(), -FloatLimits::infinity(), FloatLimits::quiet_NaN(), -FloatLimits::quiet_NaN(),
+    __builtin_nanf("0x12345"), __builtin_nansf("0x12345"), -__builtin_nansf("1"),  // a payload; signalling
+    2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,  // around int32: last in, first out
+    4294967296.0f, 0x1.fffffep62f, 0x1p63f, -0x1p63f, -0x1.000002p63f,  // around int64
+};
 
-inline int edge_values(double* out) {
-  using L = std::numeric_limits<double>;
-  const double list[] = {
-      0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.75, -7.0, 0.1,
-      0x1.fffffffffffffp-2, -0x1.fffffffffffffp-2, 0x1.0000000000001p0, 0x1.fffffffffffffp-1,
-      4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 9007199254740992.0,
-      1e300, -1e300, L::max(), L::lowest(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min(),
-      0x0.fffffffffffffp-1022, -0x0.fffffffffffffp-1022,
-      L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
-      of_bits<double>(0x7ff8000012345678u), of_bits<double>(0x7ff0000000000001u), of_bits<double>(0xfff4000000000000u),
-      2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483648.5, -2147483649.0, 4294967296.0,
-      0x1.fffffffffffffp62, 0x1p63, -0x1p63, -0x1.0000000000001p63, 1e19, -1e19,
-      // double -> float: FLT_MAX, the last double that rounds to it and the tie that rounds to
-      // inf; float's smallest subnormal, the tie below it (rounds to 0) and one just above that;
-      // ties of float rounding at 1 (to even: 1) and just above (up).
-      0x1.fffffep127, 0x1.fffffefffffffp127, 0x1.ffffffp127, 0x1p-149, 0x1p-150, 0x1.0000000000001p-150,
-      0x1.8p-149, 0x1.000001p0, 0x1.0000010000001p0, -0x1.000001p0,
-  };
-  return copy_edges(list, out);
-}
+inline constexpr double kDoubleEdges[] = {
+    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.75, -7.0, 0.1,
+    0x1.fffffffffffffp-2, -0x1.fffffffffffffp-2, 0x1.0000000000001p0, 0x1.fffffffffffffp-1,
+    4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 9007199254740992.0,
+    1e300, -1e300, DoubleLimits::max(), DoubleLimits::lowest(), DoubleLimits::min(), -DoubleLimits::min(),
+    DoubleLimits::denorm_min(), -DoubleLimits::denorm_min(), 0x0.fffffffffffffp-1022, -0x0.fffffffffffffp-1022,
+    DoubleLimits::infinity(), -DoubleLimits::infinity(), DoubleLimits::quiet_NaN(), -DoubleLimits::quiet_NaN(),
+    __builtin_nan("0x12345678"), __builtin_nans("1"), -__builtin_nans("0x4000000000000"),
+    2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483648.5, -2147483649.0, 4294967296.0,
+    0x1.fffffffffffffp62, 0x1p63, -0x1p63, -0x1.0000000000001p63, 1e19, -1e19,
+    // double -> float: FLT_MAX, the last double that rounds to it and the tie that rounds to
+    // inf; float's smallest subnormal, the tie below it (rounds to 0) and one just above that;
+    // ties of float rounding at 1 (to even: 1) and just above (up).
+    0x1.fffffep127, 0x1.fffffefffffffp127, 0x1.ffffffp127, 0x1p-149, 0x1p-150, 0x1.0000000000001p-150,
+    0x1.8p-149, 0x1.000001p0, 0x1.0000010000001p0, -0x1.000001p0,
+};
 
-inline int edge_values(int32_t* out) {
-  using L = std::numeric_limits<int32_t>;
-  const int32_t list[] = {
-      0, 1, -1, 2, -2, 3, -3, 7, -7, 31, 32, 33, -32, 100, 65535, 65536, -65536,
-      46341, -46341,                  // squares overflow
-      16777217, -16777217,            // not exact in float (a tie: rounds to even)
-      2147483520, 2147483584,         // the last int exact in float below 2^31; a tie that rounds up to 2^31
-      L::max(), L::min(), L::max() - 1, L::min() + 1, 0x55555555, static_cast<int32_t>(0xaaaaaaaau),
-      123456789, -987654321,
-  };
-  return copy_edges(list, out);
-}
+inline constexpr int32_t kInt32Edges[] = {
+    0, 1, -1, 2, -2, 3, -3, 7, -7, 31, 32, 33, -32, 100, 65535, 65536, -65536,
+    46341, -46341,                  // squares overflow
+    16777217, -16777217,            // not exact in float (a tie: rounds to even)
+    2147483520, 2147483584,         // the last int exact in float below 2^31; a tie that rounds up to 2^31
+    Int32Limits::max(), Int32Limits::min(), Int32Limits::max() - 1, Int32Limits::min() + 1,
+    0x55555555, static_cast<int32_t>(0xaaaaaaaau), 123456789, -987654321,
+};
 
-inline int edge_values(int64_t* out) {
-  using L = std::numeric_limits<int64_t>;
-  const int64_t list[] = {
-      0, 1, -1, 2, -2, 3, -3, 7, -7, 63, 64, 65, -64, 4294967296LL, -4294967296LL, 4294967295LL,
-      3037000500LL, -3037000500LL,    // squares overflow
-      L::max(), L::min(), L::max() - 1, L::min() + 1,
-      std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-      int64_t(std::numeric_limits<int32_t>::max()) + 1, int64_t(std::numeric_limits<int32_t>::min()) - 1,
-      (int64_t(1) << 24) + 1, (int64_t(1) << 53) + 1, (int64_t(1) << 53) + 3, -(int64_t(1) << 53) - 1,  // ties in float, double
-      L::max() - 511, L::max() - 512, L::max() - 1023,  // around the last double below 2^63 and its tie
-      0x5555555555555555LL, static_cast<int64_t>(0xaaaaaaaaaaaaaaaaULL), -(int64_t(1) << 62) - 3,
-  };
-  return copy_edges(list, out);
+inline constexpr int64_t kInt64Edges[] = {
+    0, 1, -1, 2, -2, 3, -3, 7, -7, 63, 64, 65, -64, 4294967296LL, -4294967296LL, 4294967295LL,
+    3037000500LL, -3037000500LL,    // squares overflow
+    Int64Limits::max(), Int64Limits::min(), Int64Limits::max() - 1, Int64Limits::min() + 1,
+    Int32Limits::max(), Int32Limits::min(), int64_t(Int32Limits::max()) + 1, int64_t(Int32Limits::min()) - 1,
+    (int64_t(1) << 24) + 1, (int64_t(1) << 53) + 1, (int64_t(1) << 53) + 3, -(int64_t(1) << 53) - 1,  // ties in float, double
+    Int64Limits::max() - 511, Int64Limits::max() - 512, Int64Limits::max() - 1023,  // the tie below 2^63 in double, around it
+    0x5555555555555555LL, static_cast<int64_t>(0xaaaaaaaaaaaaaaaaULL), -(int64_t(1) << 62) - 3,
+};
+
+template <typename T> constexpr const auto& edge_table() {
+  if constexpr (std::is_same_v<T, float>) return kFloatEdges;
+  else if constexpr (std::is_same_v<T, double>) return kDoubleEdges;
+  else if constexpr (std::is_same_v<T, int32_t>) return kInt32Edges;
+  else return kInt64Edges;
+}
+template <typename T> constexpr int edge_count = static_cast<int>(sizeof edge_table<T>() / sizeof(T));
+static_assert(edge_count<float> <= kMaxEdges && edge_count<double> <= kMaxEdges && edge_count<int32_t> <= kMaxEdges &&
+                  edge_count<int64_t> <= kMaxEdges,
+              "kMaxEdges");
+
+template <typename T> inline int edge_values(T* out) {
+  for (int i = 0; i < edge_count<T>; ++i) out[i] = edge_table<T>()[i];
+  return edge_count<T>;
 }
 
 // Ordinary values to put between the edge values: small, of both signs, with fractions for floats.
@@ -254,6 +256,43 @@ inline Shown show(bool b) {
   Shown r;
   std::snprintf(r.s, sizeof r.s, "%s", b ? "true" : "false");
   return r;
+}
+
+// ---- the same operations on constants ----
+// GCC folds an intrinsic whose operands it knows with its own model of the instruction, which may
+// differ from the CPU at the edges (it folds vcvttps2dq as a saturating conversion; the CPU gives
+// INT_MIN), and may then reuse one for the other. So an operation is also checked with its
+// operand a constant the compiler sees (the edge value, always inlined) and read at run time,
+// both against the scalar path on the run-time value.
+template <typename F, std::size_t... I> inline void each_index(F f, std::index_sequence<I...>) {
+  (f(std::integral_constant<int, static_cast<int>(I)>()), ...);
+}
+// f(std::integral_constant<int, i>) for i in [0, N).
+template <int N, typename F> inline void each_index(F f) {
+  each_index(f, std::make_index_sequence<static_cast<std::size_t>(N)>());
+}
+// f(at) for every edge value of T: each_constant<T>([](auto at) STAX_CHECK_ALWAYS_INLINE {
+// constexpr T x = edge_table<T>()[at]; ... }).
+template <typename T, typename F> inline void each_constant(F f) { each_index<edge_count<T>>(f); }
+#define STAX_CHECK_ALWAYS_INLINE __attribute__((always_inline))
+
+// vf(V<From>(x)) as a constant (lane W - 1) and at run time (lane 0) against sf(x), vf and sf
+// function pointers (constants where this is inlined). Only the operation on the constant is
+// inlined; the rest is shared (check_folded).
+template <typename From, typename VF, typename SF>
+__attribute__((noinline)) void check_folded(const char* what, From x, decltype(std::declval<SF>()(x)) folded, VF vf, SF sf,
+                                            int tol) {
+  volatile From hidden = x;
+  const From y = hidden;
+  const auto want = sf(y);
+  const decltype(want) run = vf(V<From>(y)).lane(0);
+  CHECK(agree(folded, want, tol) && agree(run, want, tol), "%s(%s): %s as a constant, %s at run time, want %s", what,
+        show(y).s, show(folded).s, show(run).s, show(want).s);
+}
+template <typename From, typename VF, typename SF>
+STAX_CHECK_ALWAYS_INLINE inline void constant_and_run(const char* what, From x, VF vf, SF sf, int tol) {
+  static_assert(std::is_pointer_v<VF> && std::is_pointer_v<SF>, "function pointers (one check_folded per type)");
+  check_folded(what, x, vf(V<From>(x)).lane(W - 1), vf, sf, tol);
 }
 
 // A small deterministic generator (no <random>: see the top of this file).

@@ -124,120 +124,148 @@ template <typename T, std::size_t N> void run(const Predicate<T> (&cases)[N]) {
   delete[] r;
 }
 
-template <typename T> void float_elementwise() {
-  using VT = V<T>;
-  namespace rt = stax_rt;
-  const Unary<T> unary[] = {
-      {"-x", [](VT x) { return -x; }, [](T x) { return -x; }, kBits},
-      {"neg", [](VT x) { return rt::neg(x); }, [](T x) { return rt::neg(x); }, kBits},
-      {"abs", [](VT x) { return rt::abs(x); }, [](T x) { return rt::abs(x); }, kBits},
-      {"relu", [](VT x) { return rt::relu(x); }, [](T x) { return rt::relu(x); }, kBits},
-      {"sign", [](VT x) { return rt::sign(x); }, [](T x) { return rt::sign(x); }, kBits},
-      {"floor", [](VT x) { return rt::floor(x); }, [](T x) { return rt::floor(x); }, kValue},
-      {"ceil", [](VT x) { return rt::ceil(x); }, [](T x) { return rt::ceil(x); }, kValue},
-      {"trunc", [](VT x) { return rt::trunc(x); }, [](T x) { return rt::trunc(x); }, kValue},
-      {"round", [](VT x) { return rt::round(x); }, [](T x) { return rt::round(x); }, kValue},
-      {"sqrt", [](VT x) { return rt::sqrt(x); }, [](T x) { return rt::sqrt(x); }, kValue},
-      {"rsqrt", [](VT x) { return rt::rsqrt(x); }, [](T x) { return rt::rsqrt(x); }, kValue},
-      {"reciprocal", [](VT x) { return rt::reciprocal(x); }, [](T x) { return rt::reciprocal(x); }, kValue},
-  };
-  run(unary);
-  const Binary<T> binary[] = {
-      {"+", [](VT x, VT y) { return x + y; }, [](T x, T y) { return rt::add(x, y); }, kValue},
-      {"-", [](VT x, VT y) { return x - y; }, [](T x, T y) { return rt::sub(x, y); }, kValue},
-      {"*", [](VT x, VT y) { return x * y; }, [](T x, T y) { return rt::mul(x, y); }, kValue},
-      {"/", [](VT x, VT y) { return x / y; }, [](T x, T y) { return x / y; }, kValue},
-      {"add", [](VT x, VT y) { return rt::add(x, y); }, [](T x, T y) { return rt::add(x, y); }, kValue},
-      {"sub", [](VT x, VT y) { return rt::sub(x, y); }, [](T x, T y) { return rt::sub(x, y); }, kValue},
-      {"mul", [](VT x, VT y) { return rt::mul(x, y); }, [](T x, T y) { return rt::mul(x, y); }, kValue},
-      {"+=", [](VT x, VT y) { return x += y; }, [](T x, T y) { return x + y; }, kValue},
-      {"-=", [](VT x, VT y) { return x -= y; }, [](T x, T y) { return x - y; }, kValue},
-      {"*=", [](VT x, VT y) { return x *= y; }, [](T x, T y) { return x * y; }, kValue},
-      {"/=", [](VT x, VT y) { return x /= y; }, [](T x, T y) { return x / y; }, kValue},
-      {"maximum", [](VT x, VT y) { return rt::maximum(x, y); }, [](T x, T y) { return rt::maximum(x, y); }, kBits},
-      {"minimum", [](VT x, VT y) { return rt::minimum(x, y); }, [](T x, T y) { return rt::minimum(x, y); }, kBits},
-      {"clamp_min", [](VT x, VT y) { return rt::clamp_min(x, y); }, [](T x, T y) { return rt::clamp_min(x, y); }, kBits},
-      {"clamp_max", [](VT x, VT y) { return rt::clamp_max(x, y); }, [](T x, T y) { return rt::clamp_max(x, y); }, kBits},
-      {"where(x < y, x, y)", [](VT x, VT y) { return rt::where(x < y, x, y); }, [](T x, T y) { return x < y ? x : y; }, kBits},
-      {"where(isnan(x), y, x)", [](VT x, VT y) { return rt::where(rt::isnan(x), y, x); },
-       [](T x, T y) { return rt::isnan(x) ? y : x; }, kBits},
-      {"leaky_relu", [](VT x, VT y) { return rt::leaky_relu(x, y); }, [](T x, T y) { return rt::leaky_relu(x, y); }, kValue},
-      {"div_trunc", [](VT x, VT y) { return rt::div_trunc(x, y); }, [](T x, T y) { return rt::div_trunc(x, y); }, kValue},
-      {"div_floor", [](VT x, VT y) { return rt::div_floor(x, y); }, [](T x, T y) { return rt::div_floor(x, y); }, kValue},
-      {"remainder", [](VT x, VT y) { return rt::remainder(x, y); }, [](T x, T y) { return rt::remainder(x, y); }, kValue},
-  };
-  run(binary);
-  const Ternary<T> ternary[] = {
-      {"fma", [](VT x, VT y, VT z) { return rt::fma(x, y, z); }, scalar_fma<T>, kValue},
-      {"clamp", [](VT x, VT y, VT z) { return rt::clamp(x, y, z); }, [](T x, T y, T z) { return rt::clamp(x, y, z); }, kBits},
-  };
-  run(ternary);
+// The unary operations of a table with a constant operand (see constant_and_run; the table and
+// the index are constants, so the call is inlined).
+template <typename T, const auto& Cases> void run_constants() {
+  each_index<static_cast<int>(sizeof Cases / sizeof Cases[0])>([](auto c) {
+    each_constant<T>([](auto at) STAX_CHECK_ALWAYS_INLINE {
+      constexpr T x = edge_table<T>()[at];
+      constexpr const Unary<T>& u = Cases[decltype(c)::value];
+      constexpr V<T> (*vf)(V<T>) = u.vf;
+      constant_and_run(u.name, x, vf, u.sf, u.tol);
+    });
+  });
 }
 
-template <typename T> void int_elementwise() {
-  using VT = V<T>;
-  namespace rt = stax_rt;
-  const Unary<T> unary[] = {
-      {"-x", [](VT x) { return -x; }, [](T x) { return rt::neg(x); }, kBits},
-      {"neg", [](VT x) { return rt::neg(x); }, [](T x) { return rt::neg(x); }, kBits},
-      {"~x", [](VT x) { return ~x; }, [](T x) { return rt::bitwise_not(x); }, kBits},
-      {"bitwise_not", [](VT x) { return rt::bitwise_not(x); }, [](T x) { return rt::bitwise_not(x); }, kBits},
-      {"abs", [](VT x) { return rt::abs(x); }, [](T x) { return rt::abs(x); }, kBits},
-      {"relu", [](VT x) { return rt::relu(x); }, [](T x) { return rt::relu(x); }, kBits},
-      {"sign", [](VT x) { return rt::sign(x); }, [](T x) { return rt::sign(x); }, kBits},
-      {"floor", [](VT x) { return rt::floor(x); }, [](T x) { return rt::floor(x); }, kBits},
-      {"ceil", [](VT x) { return rt::ceil(x); }, [](T x) { return rt::ceil(x); }, kBits},
-      {"trunc", [](VT x) { return rt::trunc(x); }, [](T x) { return rt::trunc(x); }, kBits},
-      {"round", [](VT x) { return rt::round(x); }, [](T x) { return rt::round(x); }, kBits},
-  };
-  run(unary);
-  const Binary<T> binary[] = {
-      {"+", [](VT x, VT y) { return x + y; }, [](T x, T y) { return rt::add(x, y); }, kBits},
-      {"-", [](VT x, VT y) { return x - y; }, [](T x, T y) { return rt::sub(x, y); }, kBits},
-      {"*", [](VT x, VT y) { return x * y; }, [](T x, T y) { return rt::mul(x, y); }, kBits},
-      {"add", [](VT x, VT y) { return rt::add(x, y); }, [](T x, T y) { return rt::add(x, y); }, kBits},
-      {"sub", [](VT x, VT y) { return rt::sub(x, y); }, [](T x, T y) { return rt::sub(x, y); }, kBits},
-      {"mul", [](VT x, VT y) { return rt::mul(x, y); }, [](T x, T y) { return rt::mul(x, y); }, kBits},
-      {"+=", [](VT x, VT y) { return x += y; }, [](T x, T y) { return rt::add(x, y); }, kBits},
-      {"-=", [](VT x, VT y) { return x -= y; }, [](T x, T y) { return rt::sub(x, y); }, kBits},
-      {"*=", [](VT x, VT y) { return x *= y; }, [](T x, T y) { return rt::mul(x, y); }, kBits},
-      {"&", [](VT x, VT y) { return x & y; }, [](T x, T y) { return static_cast<T>(x & y); }, kBits},
-      {"|", [](VT x, VT y) { return x | y; }, [](T x, T y) { return static_cast<T>(x | y); }, kBits},
-      {"^", [](VT x, VT y) { return x ^ y; }, [](T x, T y) { return static_cast<T>(x ^ y); }, kBits},
-      {"maximum", [](VT x, VT y) { return rt::maximum(x, y); }, [](T x, T y) { return rt::maximum(x, y); }, kBits},
-      {"minimum", [](VT x, VT y) { return rt::minimum(x, y); }, [](T x, T y) { return rt::minimum(x, y); }, kBits},
-      {"clamp_min", [](VT x, VT y) { return rt::clamp_min(x, y); }, [](T x, T y) { return rt::clamp_min(x, y); }, kBits},
-      {"clamp_max", [](VT x, VT y) { return rt::clamp_max(x, y); }, [](T x, T y) { return rt::clamp_max(x, y); }, kBits},
-      {"where(x < y, x, y)", [](VT x, VT y) { return rt::where(x < y, x, y); }, [](T x, T y) { return x < y ? x : y; }, kBits},
-      {"pow", [](VT x, VT y) { return rt::pow(x, y); }, [](T x, T y) { return rt::pow(x, y); }, kBits},
-  };
-  run(binary);
-  const Ternary<T> ternary[] = {
-      {"clamp", [](VT x, VT y, VT z) { return rt::clamp(x, y, z); }, [](T x, T y, T z) { return rt::clamp(x, y, z); }, kBits},
-  };
-  run(ternary);
-}
+// ---- the tables: one entry an operation, the vector form and the scalar path's ----
+namespace rt = stax_rt;
 
-template <typename T> void comparisons_of() {
-  using VT = V<T>;
-  namespace rt = stax_rt;
-  const Compare<T> compare[] = {
-      {"==", [](VT x, VT y) { return x == y; }, [](T x, T y) { return rt::eq(x, y); }},
-      {"!=", [](VT x, VT y) { return x != y; }, [](T x, T y) { return rt::ne(x, y); }},
-      {"<", [](VT x, VT y) { return x < y; }, [](T x, T y) { return rt::lt(x, y); }},
-      {"<=", [](VT x, VT y) { return x <= y; }, [](T x, T y) { return rt::le(x, y); }},
-      {">", [](VT x, VT y) { return x > y; }, [](T x, T y) { return rt::gt(x, y); }},
-      {">=", [](VT x, VT y) { return x >= y; }, [](T x, T y) { return rt::ge(x, y); }},
-  };
-  run(compare);
-  const Predicate<T> predicate[] = {
-      {"isnan", [](VT x) { return rt::isnan(x); }, [](T x) { return rt::isnan(x); }},
-      {"isinf", [](VT x) { return rt::isinf(x); }, [](T x) { return rt::isinf(x); }},
-      {"isfinite", [](VT x) { return rt::isfinite(x); }, [](T x) { return rt::isfinite(x); }},
-      {"truthy", [](VT x) { return rt::truthy(x); }, [](T x) { return rt::truthy(x); }},
-      {"cast<bool>", [](VT x) { return rt::cast<bool>(x); }, [](T x) { return rt::cast<bool>(x); }},
-  };
-  run(predicate);
+template <typename T> constexpr Unary<T> kFloatUnary[] = {
+    {"-x", [](V<T> x) { return -x; }, [](T x) { return -x; }, kBits},
+    {"neg", [](V<T> x) { return rt::neg(x); }, [](T x) { return rt::neg(x); }, kBits},
+    {"abs", [](V<T> x) { return rt::abs(x); }, [](T x) { return rt::abs(x); }, kBits},
+    {"relu", [](V<T> x) { return rt::relu(x); }, [](T x) { return rt::relu(x); }, kBits},
+    {"sign", [](V<T> x) { return rt::sign(x); }, [](T x) { return rt::sign(x); }, kBits},
+    {"floor", [](V<T> x) { return rt::floor(x); }, [](T x) { return rt::floor(x); }, kValue},
+    {"ceil", [](V<T> x) { return rt::ceil(x); }, [](T x) { return rt::ceil(x); }, kValue},
+    {"trunc", [](V<T> x) { return rt::trunc(x); }, [](T x) { return rt::trunc(x); }, kValue},
+    {"round", [](V<T> x) { return rt::round(x); }, [](T x) { return rt::round(x); }, kValue},
+    {"sqrt", [](V<T> x) { return rt::sqrt(x); }, [](T x) { return rt::sqrt(x); }, kValue},
+    {"rsqrt", [](V<T> x) { return rt::rsqrt(x); }, [](T x) { return rt::rsqrt(x); }, kValue},
+    {"reciprocal", [](V<T> x) { return rt::reciprocal(x); }, [](T x) { return rt::reciprocal(x); }, kValue},
+};
+
+template <typename T> constexpr Binary<T> kFloatBinary[] = {
+    {"+", [](V<T> x, V<T> y) { return x + y; }, [](T x, T y) { return rt::add(x, y); }, kValue},
+    {"-", [](V<T> x, V<T> y) { return x - y; }, [](T x, T y) { return rt::sub(x, y); }, kValue},
+    {"*", [](V<T> x, V<T> y) { return x * y; }, [](T x, T y) { return rt::mul(x, y); }, kValue},
+    {"/", [](V<T> x, V<T> y) { return x / y; }, [](T x, T y) { return x / y; }, kValue},
+    {"add", [](V<T> x, V<T> y) { return rt::add(x, y); }, [](T x, T y) { return rt::add(x, y); }, kValue},
+    {"sub", [](V<T> x, V<T> y) { return rt::sub(x, y); }, [](T x, T y) { return rt::sub(x, y); }, kValue},
+    {"mul", [](V<T> x, V<T> y) { return rt::mul(x, y); }, [](T x, T y) { return rt::mul(x, y); }, kValue},
+    {"+=", [](V<T> x, V<T> y) { return x += y; }, [](T x, T y) { return x + y; }, kValue},
+    {"-=", [](V<T> x, V<T> y) { return x -= y; }, [](T x, T y) { return x - y; }, kValue},
+    {"*=", [](V<T> x, V<T> y) { return x *= y; }, [](T x, T y) { return x * y; }, kValue},
+    {"/=", [](V<T> x, V<T> y) { return x /= y; }, [](T x, T y) { return x / y; }, kValue},
+    {"maximum", [](V<T> x, V<T> y) { return rt::maximum(x, y); }, [](T x, T y) { return rt::maximum(x, y); }, kBits},
+    {"minimum", [](V<T> x, V<T> y) { return rt::minimum(x, y); }, [](T x, T y) { return rt::minimum(x, y); }, kBits},
+    {"clamp_min", [](V<T> x, V<T> y) { return rt::clamp_min(x, y); }, [](T x, T y) { return rt::clamp_min(x, y); }, kBits},
+    {"clamp_max", [](V<T> x, V<T> y) { return rt::clamp_max(x, y); }, [](T x, T y) { return rt::clamp_max(x, y); }, kBits},
+    {"where(x < y, x, y)", [](V<T> x, V<T> y) { return rt::where(x < y, x, y); }, [](T x, T y) { return x < y ? x : y; },
+     kBits},
+    {"where(isnan(x), y, x)", [](V<T> x, V<T> y) { return rt::where(rt::isnan(x), y, x); },
+     [](T x, T y) { return rt::isnan(x) ? y : x; }, kBits},
+    {"leaky_relu", [](V<T> x, V<T> y) { return rt::leaky_relu(x, y); }, [](T x, T y) { return rt::leaky_relu(x, y); },
+     kValue},
+    {"div_trunc", [](V<T> x, V<T> y) { return rt::div_trunc(x, y); }, [](T x, T y) { return rt::div_trunc(x, y); }, kValue},
+    {"div_floor", [](V<T> x, V<T> y) { return rt::div_floor(x, y); }, [](T x, T y) { return rt::div_floor(x, y); }, kValue},
+    {"remainder", [](V<T> x, V<T> y) { return rt::remainder(x, y); }, [](T x, T y) { return rt::remainder(x, y); }, kValue},
+};
+
+template <typename T> constexpr Ternary<T> kFloatTernary[] = {
+    {"fma", [](V<T> x, V<T> y, V<T> z) { return rt::fma(x, y, z); }, scalar_fma<T>, kValue},
+    {"clamp", [](V<T> x, V<T> y, V<T> z) { return rt::clamp(x, y, z); }, [](T x, T y, T z) { return rt::clamp(x, y, z); },
+     kBits},
+};
+
+template <typename T> constexpr Unary<T> kIntUnary[] = {
+    {"-x", [](V<T> x) { return -x; }, [](T x) { return rt::neg(x); }, kBits},
+    {"neg", [](V<T> x) { return rt::neg(x); }, [](T x) { return rt::neg(x); }, kBits},
+    {"~x", [](V<T> x) { return ~x; }, [](T x) { return rt::bitwise_not(x); }, kBits},
+    {"bitwise_not", [](V<T> x) { return rt::bitwise_not(x); }, [](T x) { return rt::bitwise_not(x); }, kBits},
+    {"abs", [](V<T> x) { return rt::abs(x); }, [](T x) { return rt::abs(x); }, kBits},
+    {"relu", [](V<T> x) { return rt::relu(x); }, [](T x) { return rt::relu(x); }, kBits},
+    {"sign", [](V<T> x) { return rt::sign(x); }, [](T x) { return rt::sign(x); }, kBits},
+    {"floor", [](V<T> x) { return rt::floor(x); }, [](T x) { return rt::floor(x); }, kBits},
+    {"ceil", [](V<T> x) { return rt::ceil(x); }, [](T x) { return rt::ceil(x); }, kBits},
+    {"trunc", [](V<T> x) { return rt::trunc(x); }, [](T x) { return rt::trunc(x); }, kBits},
+    {"round", [](V<T> x) { return rt::round(x); }, [](T x) { return rt::round(x); }, kBits},
+};
+
+template <typename T> constexpr Binary<T> kIntBinary[] = {
+    {"+", [](V<T> x, V<T> y) { return x + y; }, [](T x, T y) { return rt::add(x, y); }, kBits},
+    {"-", [](V<T> x, V<T> y) { return x - y; }, [](T x, T y) { return rt::sub(x, y); }, kBits},
+    {"*", [](V<T> x, V<T> y) { return x * y; }, [](T x, T y) { return rt::mul(x, y); }, kBits},
+    {"add", [](V<T> x, V<T> y) { return rt::add(x, y); }, [](T x, T y) { return rt::add(x, y); }, kBits},
+    {"sub", [](V<T> x, V<T> y) { return rt::sub(x, y); }, [](T x, T y) { return rt::sub(x, y); }, kBits},
+    {"mul", [](V<T> x, V<T> y) { return rt::mul(x, y); }, [](T x, T y) { return rt::mul(x, y); }, kBits},
+    {"+=", [](V<T> x, V<T> y) { return x += y; }, [](T x, T y) { return rt::add(x, y); }, kBits},
+    {"-=", [](V<T> x, V<T> y) { return x -= y; }, [](T x, T y) { return rt::sub(x, y); }, kBits},
+    {"*=", [](V<T> x, V<T> y) { return x *= y; }, [](T x, T y) { return rt::mul(x, y); }, kBits},
+    {"&", [](V<T> x, V<T> y) { return x & y; }, [](T x, T y) { return static_cast<T>(x & y); }, kBits},
+    {"|", [](V<T> x, V<T> y) { return x | y; }, [](T x, T y) { return static_cast<T>(x | y); }, kBits},
+    {"^", [](V<T> x, V<T> y) { return x ^ y; }, [](T x, T y) { return static_cast<T>(x ^ y); }, kBits},
+    {"maximum", [](V<T> x, V<T> y) { return rt::maximum(x, y); }, [](T x, T y) { return rt::maximum(x, y); }, kBits},
+    {"minimum", [](V<T> x, V<T> y) { return rt::minimum(x, y); }, [](T x, T y) { return rt::minimum(x, y); }, kBits},
+    {"clamp_min", [](V<T> x, V<T> y) { return rt::clamp_min(x, y); }, [](T x, T y) { return rt::clamp_min(x, y); }, kBits},
+    {"clamp_max", [](V<T> x, V<T> y) { return rt::clamp_max(x, y); }, [](T x, T y) { return rt::clamp_max(x, y); }, kBits},
+    {"where(x < y, x, y)", [](V<T> x, V<T> y) { return rt::where(x < y, x, y); }, [](T x, T y) { return x < y ? x : y; },
+     kBits},
+    {"pow", [](V<T> x, V<T> y) { return rt::pow(x, y); }, [](T x, T y) { return rt::pow(x, y); }, kBits},
+};
+
+template <typename T> constexpr Ternary<T> kIntTernary[] = {
+    {"clamp", [](V<T> x, V<T> y, V<T> z) { return rt::clamp(x, y, z); }, [](T x, T y, T z) { return rt::clamp(x, y, z); },
+     kBits},
+};
+
+// maximum and minimum with a constant on either side (for the sweep of constants).
+template <typename T> constexpr Unary<T> kWithOne[] = {
+    {"maximum(x, 1)", [](V<T> x) { return rt::maximum(x, V<T>(T(1))); }, [](T x) { return rt::maximum(x, T(1)); }, kBits},
+    {"minimum(1, x)", [](V<T> x) { return rt::minimum(V<T>(T(1)), x); }, [](T x) { return rt::minimum(T(1), x); }, kBits},
+};
+
+template <typename T> constexpr Compare<T> kCompare[] = {
+    {"==", [](V<T> x, V<T> y) { return x == y; }, [](T x, T y) { return rt::eq(x, y); }},
+    {"!=", [](V<T> x, V<T> y) { return x != y; }, [](T x, T y) { return rt::ne(x, y); }},
+    {"<", [](V<T> x, V<T> y) { return x < y; }, [](T x, T y) { return rt::lt(x, y); }},
+    {"<=", [](V<T> x, V<T> y) { return x <= y; }, [](T x, T y) { return rt::le(x, y); }},
+    {">", [](V<T> x, V<T> y) { return x > y; }, [](T x, T y) { return rt::gt(x, y); }},
+    {">=", [](V<T> x, V<T> y) { return x >= y; }, [](T x, T y) { return rt::ge(x, y); }},
+};
+
+template <typename T> constexpr Predicate<T> kPredicate[] = {
+    {"isnan", [](V<T> x) { return rt::isnan(x); }, [](T x) { return rt::isnan(x); }},
+    {"isinf", [](V<T> x) { return rt::isinf(x); }, [](T x) { return rt::isinf(x); }},
+    {"isfinite", [](V<T> x) { return rt::isfinite(x); }, [](T x) { return rt::isfinite(x); }},
+    {"truthy", [](V<T> x) { return rt::truthy(x); }, [](T x) { return rt::truthy(x); }},
+    {"cast<bool>", [](V<T> x) { return rt::cast<bool>(x); }, [](T x) { return rt::cast<bool>(x); }},
+};
+
+template <typename T> void elementwise_of() {
+  if constexpr (std::is_floating_point_v<T>) {
+    run(kFloatUnary<T>);
+    run_constants<T, kFloatUnary<T>>();
+    run_constants<T, kWithOne<T>>();
+    run(kFloatBinary<T>);
+    run(kFloatTernary<T>);
+  } else {
+    run(kIntUnary<T>);
+    run_constants<T, kIntUnary<T>>();
+    run_constants<T, kWithOne<T>>();
+    run(kIntBinary<T>);
+    run(kIntTernary<T>);
+  }
 }
 
 // div_trunc, div_floor and remainder with the error flag (floats never set it), per vector and
@@ -335,10 +363,10 @@ template <typename I> void shifts_and_bit_casts() {
 }  // namespace
 
 void check_arithmetic() {
-  float_elementwise<float>();
-  float_elementwise<double>();
-  int_elementwise<int32_t>();
-  int_elementwise<int64_t>();
+  elementwise_of<float>();
+  elementwise_of<double>();
+  elementwise_of<int32_t>();
+  elementwise_of<int64_t>();
   division_of<int32_t>();
   division_of<int64_t>();
   division_of<float>();
@@ -347,10 +375,14 @@ void check_arithmetic() {
 }
 
 void check_compare_select() {
-  comparisons_of<float>();
-  comparisons_of<double>();
-  comparisons_of<int32_t>();
-  comparisons_of<int64_t>();
+  run(kCompare<float>);
+  run(kCompare<double>);
+  run(kCompare<int32_t>);
+  run(kCompare<int64_t>);
+  run(kPredicate<float>);
+  run(kPredicate<double>);
+  run(kPredicate<int32_t>);
+  run(kPredicate<int64_t>);
 }
 
 }  // namespace vec_checks

@@ -32,11 +32,32 @@ template <typename To, typename From> void conversion() {
   }
 }
 
+// The same on every edge value as a constant (see constant_and_run).
+template <typename To, typename From> struct Casts {
+  static constexpr int tol = std::is_floating_point_v<To> && !std::is_same_v<To, From> ? kValue : kBits;
+  static constexpr auto vector = +[](V<From> v) { return stax_rt::cast<To>(v); };
+  static constexpr auto scalar = +[](From v) { return stax_rt::cast<To>(v); };
+  static constexpr auto vector_bool = +[](V<From> v) { return stax_rt::cast<bool>(v); };
+  static constexpr auto scalar_bool = +[](From v) { return stax_rt::cast<bool>(v); };
+};
+template <typename To, typename From> void constant_conversions() {
+  using C = Casts<To, From>;
+  each_constant<From>([](auto at) STAX_CHECK_ALWAYS_INLINE {
+    constexpr From x = edge_table<From>()[at];
+    constant_and_run("cast", x, C::vector, C::scalar, C::tol);
+    constant_and_run("cast<bool>", x, C::vector_bool, C::scalar_bool, kBits);
+  });
+}
+
 template <typename From> void conversions_from() {
   conversion<float, From>();
   conversion<double, From>();
   conversion<int32_t, From>();
   conversion<int64_t, From>();
+  constant_conversions<float, From>();
+  constant_conversions<double, From>();
+  constant_conversions<int32_t, From>();
+  constant_conversions<int64_t, From>();
 }
 
 // The scalar path's own answers at the edges of the conversions (so that the comparison above
