@@ -258,6 +258,96 @@ inline Shown show(bool b) {
   return r;
 }
 
+// A small deterministic generator (no <random>: see the top of this file).
+struct Lcg {
+  uint64_t s;
+  explicit Lcg(uint64_t seed) : s(seed * 6364136223846793005ULL + 1442695040888963407ULL) {}
+  uint64_t next() {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return s >> 11;
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next()) / 9007199254740992.0; }
+};
+
+// Calls f(V) over in[0, n) in steps of W, the last step a tail through loadu(p, k)/storeu(p, k).
+template <typename T, typename F> inline void apply1(F f, const T* in, T* out, int n) {
+  int i = 0;
+  for (; i + W <= n; i += W) f(V<T>::loadu(in + i)).storeu(out + i);
+  if (i < n) f(V<T>::loadu(in + i, n - i)).storeu(out + i, n - i);
+}
+template <typename T, typename F> inline void apply2(F f, const T* a, const T* b, T* out, int n) {
+  int i = 0;
+  for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i)).storeu(out + i);
+  if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i)).storeu(out + i, n - i);
+}
+template <typename T, typename F> inline void apply3(F f, const T* a, const T* b, const T* c, T* out, int n) {
+  int i = 0;
+  for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i), V<T>::loadu(c + i)).storeu(out + i);
+  if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i), V<T>::loadu(c + i, n - i)).storeu(out + i, n - i);
+}
+
+// ---- tables of operations: the vector form, the scalar path's, how they must agree ----
+template <typename T> struct Unary {
+  const char* name;
+  V<T> (*vf)(V<T>);
+  T (*sf)(T);
+  int tol;
+};
+template <typename T> struct Binary {
+  const char* name;
+  V<T> (*vf)(V<T>, V<T>);
+  T (*sf)(T, T);
+  int tol;
+};
+template <typename T> struct Ternary {
+  const char* name;
+  V<T> (*vf)(V<T>, V<T>, V<T>);
+  T (*sf)(T, T, T);
+  int tol;
+};
+template <typename T> struct Compare {
+  const char* name;
+  M (*vf)(V<T>, V<T>);
+  bool (*sf)(T, T);
+};
+template <typename T> struct Predicate {
+  const char* name;
+  M (*vf)(V<T>);
+  bool (*sf)(T);
+};
+
+template <typename T, std::size_t N> inline void run(const Unary<T> (&cases)[N]) {
+  Items<T> items(1);
+  for (int gap = 0; gap <= 1; ++gap) {  // edge values side by side, and among ordinary values
+    Layout<T> in(items.v, 1, items.count, W, gap);
+    T* r = new T[static_cast<std::size_t>(in.n)];
+    for (const Unary<T>& c : cases) {
+      apply1(c.vf, in.x[0], r, in.n);
+      for (int i = 0; i < in.n; ++i) {
+        const T x = in.x[0][i], want = c.sf(x);
+        CHECK(agree(r[i], want, c.tol), "%s(%s) = %s, want %s (lane %d)", c.name, show(x).s, show(r[i]).s,
+              show(want).s, i % W);
+      }
+    }
+    delete[] r;
+  }
+}
+
+template <typename T, std::size_t N> inline void run(const Binary<T> (&cases)[N]) {
+  Items<T> items(2);
+  Layout<T> in(items.v, 2, items.count, W, 1);
+  T* r = new T[static_cast<std::size_t>(in.n)];
+  for (const Binary<T>& c : cases) {
+    apply2(c.vf, in.x[0], in.x[1], r, in.n);
+    for (int i = 0; i < in.n; ++i) {
+      const T x = in.x[0][i], y = in.x[1][i], want = c.sf(x, y);
+      CHECK(agree(r[i], want, c.tol), "%s(%s, %s) = %s, want %s (lane %d)", c.name, show(x).s, show(y).s,
+            show(r[i]).s, show(want).s, i % W);
+    }
+  }
+  delete[] r;
+}
+
 // ---- the same operations on constants ----
 // GCC folds an intrinsic whose operands it knows with its own model of the instruction, which may
 // differ from the CPU at the edges (it folds vcvttps2dq as a saturating conversion; the CPU gives
@@ -293,34 +383,6 @@ template <typename From, typename VF, typename SF>
 STAX_CHECK_ALWAYS_INLINE inline void constant_and_run(const char* what, From x, VF vf, SF sf, int tol) {
   static_assert(std::is_pointer_v<VF> && std::is_pointer_v<SF>, "function pointers (one check_folded per type)");
   check_folded(what, x, vf(V<From>(x)).lane(W - 1), vf, sf, tol);
-}
-
-// A small deterministic generator (no <random>: see the top of this file).
-struct Lcg {
-  uint64_t s;
-  explicit Lcg(uint64_t seed) : s(seed * 6364136223846793005ULL + 1442695040888963407ULL) {}
-  uint64_t next() {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return s >> 11;
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next()) / 9007199254740992.0; }
-};
-
-// Calls f(V) over in[0, n) in steps of W, the last step a tail through loadu(p, k)/storeu(p, k).
-template <typename T, typename F> inline void apply1(F f, const T* in, T* out, int n) {
-  int i = 0;
-  for (; i + W <= n; i += W) f(V<T>::loadu(in + i)).storeu(out + i);
-  if (i < n) f(V<T>::loadu(in + i, n - i)).storeu(out + i, n - i);
-}
-template <typename T, typename F> inline void apply2(F f, const T* a, const T* b, T* out, int n) {
-  int i = 0;
-  for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i)).storeu(out + i);
-  if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i)).storeu(out + i, n - i);
-}
-template <typename T, typename F> inline void apply3(F f, const T* a, const T* b, const T* c, T* out, int n) {
-  int i = 0;
-  for (; i + W <= n; i += W) f(V<T>::loadu(a + i), V<T>::loadu(b + i), V<T>::loadu(c + i)).storeu(out + i);
-  if (i < n) f(V<T>::loadu(a + i, n - i), V<T>::loadu(b + i, n - i), V<T>::loadu(c + i, n - i)).storeu(out + i, n - i);
 }
 
 // Distance in units in the last place of T between `got` and the exact value `ref` (computed

@@ -9,70 +9,9 @@ namespace vec_checks {
 
 namespace {
 
-template <typename T> struct Unary {
-  const char* name;
-  V<T> (*vf)(V<T>);
-  T (*sf)(T);
-  int tol;
-};
-template <typename T> struct Binary {
-  const char* name;
-  V<T> (*vf)(V<T>, V<T>);
-  T (*sf)(T, T);
-  int tol;
-};
-template <typename T> struct Ternary {
-  const char* name;
-  V<T> (*vf)(V<T>, V<T>, V<T>);
-  T (*sf)(T, T, T);
-  int tol;
-};
-template <typename T> struct Compare {
-  const char* name;
-  M (*vf)(V<T>, V<T>);
-  bool (*sf)(T, T);
-};
-template <typename T> struct Predicate {
-  const char* name;
-  M (*vf)(V<T>);
-  bool (*sf)(T);
-};
-
 // The scalar set's fma: one rounding when the compiler targets FMA, else two.
 template <typename T> T scalar_fma(T a, T b, T c) {
   return stax_rt::fma(stax_rt::ScalarV<T>(a), stax_rt::ScalarV<T>(b), stax_rt::ScalarV<T>(c)).v;
-}
-
-template <typename T, std::size_t N> void run(const Unary<T> (&cases)[N]) {
-  Items<T> items(1);
-  for (int gap = 0; gap <= 1; ++gap) {  // edge values side by side, and among ordinary values
-    Layout<T> in(items.v, 1, items.count, W, gap);
-    T* r = new T[static_cast<std::size_t>(in.n)];
-    for (const Unary<T>& c : cases) {
-      apply1(c.vf, in.x[0], r, in.n);
-      for (int i = 0; i < in.n; ++i) {
-        const T x = in.x[0][i], want = c.sf(x);
-        CHECK(agree(r[i], want, c.tol), "%s(%s) = %s, want %s (lane %d)", c.name, show(x).s, show(r[i]).s,
-              show(want).s, i % W);
-      }
-    }
-    delete[] r;
-  }
-}
-
-template <typename T, std::size_t N> void run(const Binary<T> (&cases)[N]) {
-  Items<T> items(2);
-  Layout<T> in(items.v, 2, items.count, W, 1);
-  T* r = new T[static_cast<std::size_t>(in.n)];
-  for (const Binary<T>& c : cases) {
-    apply2(c.vf, in.x[0], in.x[1], r, in.n);
-    for (int i = 0; i < in.n; ++i) {
-      const T x = in.x[0][i], y = in.x[1][i], want = c.sf(x, y);
-      CHECK(agree(r[i], want, c.tol), "%s(%s, %s) = %s, want %s (lane %d)", c.name, show(x).s, show(y).s,
-            show(r[i]).s, show(want).s, i % W);
-    }
-  }
-  delete[] r;
 }
 
 // Every triple once (not in every lane: each edge value still meets every lane).

@@ -118,6 +118,42 @@ template <typename T> void transcendentals_of() {
   CHECK(stax_rt::atan2(VT(T(0)), VT(T(-1))).lane(0) == static_cast<T>(3.14159265358979323846L), "atan2(0, -1) = pi");
 }
 
+// The transcendentals and activations on the edge values (every value, or pair, in every lane
+// position among ordinary values) against the scalar path's: NaN exactly where it gives NaN,
+// zeros and infinities alike (signs included), other results at most a few representable
+// values apart: the vector functions (SLEEF's, or the inline float32 exp, erf and tanh) and the
+// scalar SLEEF functions are each within 1 ULP of the exact result (erfc 1.5), so they may
+// differ by 2 (erfc: 3); the activations compose them (4).
+namespace rt = stax_rt;
+template <typename T> constexpr Unary<T> kTranscendental[] = {
+    {"exp", [](V<T> x) { return rt::exp(x); }, [](T x) { return rt::exp(x); }, 2},
+    {"exp2", [](V<T> x) { return rt::exp2(x); }, [](T x) { return rt::exp2(x); }, 2},
+    {"expm1", [](V<T> x) { return rt::expm1(x); }, [](T x) { return rt::expm1(x); }, 2},
+    {"log", [](V<T> x) { return rt::log(x); }, [](T x) { return rt::log(x); }, 2},
+    {"log2", [](V<T> x) { return rt::log2(x); }, [](T x) { return rt::log2(x); }, 2},
+    {"log10", [](V<T> x) { return rt::log10(x); }, [](T x) { return rt::log10(x); }, 2},
+    {"log1p", [](V<T> x) { return rt::log1p(x); }, [](T x) { return rt::log1p(x); }, 2},
+    {"sin", [](V<T> x) { return rt::sin(x); }, [](T x) { return rt::sin(x); }, 2},
+    {"cos", [](V<T> x) { return rt::cos(x); }, [](T x) { return rt::cos(x); }, 2},
+    {"tan", [](V<T> x) { return rt::tan(x); }, [](T x) { return rt::tan(x); }, 2},
+    {"asin", [](V<T> x) { return rt::asin(x); }, [](T x) { return rt::asin(x); }, 2},
+    {"acos", [](V<T> x) { return rt::acos(x); }, [](T x) { return rt::acos(x); }, 2},
+    {"atan", [](V<T> x) { return rt::atan(x); }, [](T x) { return rt::atan(x); }, 2},
+    {"sinh", [](V<T> x) { return rt::sinh(x); }, [](T x) { return rt::sinh(x); }, 2},
+    {"cosh", [](V<T> x) { return rt::cosh(x); }, [](T x) { return rt::cosh(x); }, 2},
+    {"tanh", [](V<T> x) { return rt::tanh(x); }, [](T x) { return rt::tanh(x); }, 2},
+    {"erf", [](V<T> x) { return rt::erf(x); }, [](T x) { return rt::erf(x); }, 2},
+    {"erfc", [](V<T> x) { return rt::erfc(x); }, [](T x) { return rt::erfc(x); }, 3},
+    {"sigmoid", [](V<T> x) { return rt::sigmoid(x); }, [](T x) { return rt::sigmoid(x); }, 4},
+    {"silu", [](V<T> x) { return rt::silu(x); }, [](T x) { return rt::silu(x); }, 4},
+    {"gelu", [](V<T> x) { return rt::gelu(x); }, [](T x) { return rt::gelu(x); }, 4},
+    {"gelu_tanh", [](V<T> x) { return rt::gelu_tanh(x); }, [](T x) { return rt::gelu_tanh(x); }, 4},
+};
+template <typename T> constexpr Binary<T> kTranscendental2[] = {
+    {"atan2", [](V<T> x, V<T> y) { return rt::atan2(x, y); }, [](T x, T y) { return rt::atan2(x, y); }, 2},
+    {"pow", [](V<T> x, V<T> y) { return rt::pow(x, y); }, [](T x, T y) { return rt::pow(x, y); }, 2},
+};
+
 // float32 exp, erf and tanh (inline on AVX2 and AVX-512, stax_vec.h) over a dense sweep of all
 // float32 inputs, and where their pieces meet: subnormal results, the overflow and underflow
 // thresholds, the switch points of erf and tanh.
@@ -360,6 +396,10 @@ template <typename T> void division_of() {
 }  // namespace
 
 void check_transcendentals() {
+  run(kTranscendental<float>);
+  run(kTranscendental<double>);
+  run(kTranscendental2<float>);
+  run(kTranscendental2<double>);
   transcendentals_of<float>();
   // The scalar set keeps the prelude's SLEEF functions, checked by transcendentals_of (SLEEF's
   // scalar erff is up to 1.94 ULP off for subnormal x, which its sampled domain does not reach).
