@@ -66,7 +66,7 @@ template <typename T> struct Vec<T, IsaScalar> {
   static Vec loadu(const T* p) { return Vec(*p); }
   static Vec loadu(const T* p, int n) { return Vec(n > 0 ? *p : T(0)); }
   static Vec loadu(const T* p, int n, T fill) { return Vec(n > 0 ? *p : fill); }
-  static Vec iota(T start) { return Vec(start); }
+  static Vec iota(T start) { return Vec(add(start, T(0))); }  // start + 0, as lane 0 of every set (-0 + 0 = +0)
   void store(T* p) const { *p = v; }
   void storeu(T* p) const { *p = v; }
   void storeu(T* p, int n) const {
