@@ -299,6 +299,18 @@ template <typename I> void shifts_and_bit_casts() {
   }
 }
 
+// The floating-point environment the layer assumes (the default one: round to nearest even,
+// subnormal results kept, subnormal operands used): the relative checks above would pass under
+// FTZ/DAZ too, so these are absolute.
+template <typename T> void subnormals_of() {
+  volatile T hidden_min = std::numeric_limits<T>::min(), hidden_tiny = std::numeric_limits<T>::denorm_min();
+  const V<T> min(hidden_min), tiny(hidden_tiny);
+  CHECK(same_bits((min * V<T>(T(0.5))).lane(0), std::numeric_limits<T>::min() / 2), "a subnormal product is kept");
+  CHECK(same_bits((tiny + tiny).lane(W - 1), std::numeric_limits<T>::denorm_min() * 2), "subnormal operands count");
+  CHECK(stax_rt::any(tiny > V<T>(T(0))) && same_bits(stax_rt::sqrt(tiny * tiny).lane(0), T(0)), "tiny > 0, tiny^2 = 0");
+  CHECK(same_bits(stax_rt::round(V<T>(T(2.5)) + V<T>(hidden_tiny)).lane(0), T(2)), "round: 2.5 + tiny rounds to 2.5, then to even");
+}
+
 }  // namespace
 
 void check_arithmetic() {
@@ -310,6 +322,8 @@ void check_arithmetic() {
   division_of<int64_t>();
   division_of<float>();
   division_of<double>();
+  subnormals_of<float>();
+  subnormals_of<double>();
   if constexpr (stax_rt::is_simd<Isa>) shifts_and_bit_casts<Isa>();
 }
 

@@ -331,11 +331,16 @@ void long_float_sums() {
 template <typename T> void arg_reductions_of() {
   Lcg rng(3);
   for (int n = 1; n <= 3 * W + 2; ++n) {
-    for (int variant = 0; variant < 4; ++variant) {
+    for (int variant = 0; variant < 6; ++variant) {
       T x[3 * 16 + 2];
       for (int i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<int>(rng.uniform(0, 4)));  // many ties
+      // Variants 4 and 5: edge values (signed zeros, infinities, the extremes and identities,
+      // NaNs), drawn with repeats, among those small values.
+      for (int i = 0; variant >= 4 && i < n; ++i) {
+        if (rng.next() % (variant == 4 ? 2 : 5) != 0) x[i] = edge_table<T>()[rng.next() % edge_count<T>];
+      }
       if constexpr (std::is_floating_point_v<T>) {
-        if (variant >= 2) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
+        if (variant == 2 || variant == 3) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
         if (variant == 3) x[rng.next() % static_cast<uint64_t>(n)] = stax_rt::nan<T>();
       }
       // Whole vectors in int32-position lanes, the rest in the scalar accumulators they fold
