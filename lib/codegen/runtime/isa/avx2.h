@@ -2,60 +2,43 @@
 // float64 and int64 in two. Compiled to nothing unless the compiler targets AVX2 and FMA
 // (-mavx2 -mfma, -march=native on such a CPU, or a target pragma around it).
 //
-// Edge semantics (Intel SDM, vol. 2), and how each family gives the scalar path's results
-// (stax_prelude.h) lane for lane; checked on every edge value of every dtype in every lane by
-// test/codegen/vec_checks_*.cpp. The file assumes the default floating-point environment (MXCSR:
-// round to nearest even, FTZ and DAZ off, exceptions masked) and never changes it.
-//   + - * / sqrt fma   vaddps ... vsqrtps, vfmadd...ps: IEEE, rounded once, subnormal operands
-//                      and results kept: the values of the scalar instructions the prelude
-//                      compiles to. A NaN operand comes out quieted; when both are NaN the first
-//                      source's (the scalar compiler may swap commutative operands, so only
-//                      NaN-ness is part of the contract); invalid operations (inf - inf, 0 * inf,
-//                      0 / 0, sqrt(x < 0)) give the default NaN.
-//   neg, abs           xor / and-not of the sign bit: bits, as the scalar -x and fabs (NaN signs
-//                      flip or clear, signalling NaNs stay signalling).
-//   floor ceil trunc round   vroundps/pd with the mode in the immediate (MXCSR not used) and
-//                      precision exceptions suppressed: integral and infinite values unchanged,
-//                      the sign of zero kept (floor(-0.5) = ceil(-0.5) = round(-0.5) = -0), round
-//                      to nearest even (std::nearbyint), NaN quieted.
-//   == < <= > >=, !=   vcmpps/pd with the ordered-quiet predicates (false on NaN) and NEQ_UQ (true
-//                      on NaN): C++'s operators. isnan is UNORD_Q. Masks are all ones or zero per
-//                      32-bit lane, widened by sign extension for 64-bit lanes.
-//   where              vblendvps/pd, vpblendvb by the mask's top bits: the selected bits.
-//   maximum minimum    vmaxps(b, a) is `b > a ? b : a` and returns a, unchanged, when either is
-//                      NaN (signalling too) or both are zero: that is the prelude's
-//                      `a < b ? b : a` with a NaN a propagated, signed zeros included; the lanes
-//                      where only b is NaN take b by a blend. (Under -ffast-math neither this nor
-//                      the scalar path keeps these rules: generated code is not built with it.)
-//   int32 + - * neg    vpaddd, vpsubd, vpmulld (low half of the product), 0 - x: wrap; vpabsd
-//     abs max min      gives INT_MIN for INT_MIN (the prelude's abs); vpmaxsd/vpminsd and
-//     compares         vpcmpgtd/eqd are signed (the other comparisons are derived).
-//   int64              vpaddq, vpsubq wrap; no AVX2 instruction multiplies 64-bit lanes: the low
-//                      64 bits of the product from 32 x 32 -> 64 products (exact wrapping); abs,
-//                      maximum, minimum by vpcmpgtq and blends (abs(INT64_MIN) = INT64_MIN).
-//   shifts (int32)     vpslld/vpsrad by a count: a count above 31, and so a negative one (the
-//                      count register is read as unsigned), gives 0 / every bit the sign; GCC folds
-//                      constant counts the same way.
-//   float <-> double   vcvtps2pd exact; vcvtpd2ps rounds to nearest even, overflows to +-inf,
-//                      rounds into the subnormals: static_cast.
-//   int32 -> float     vcvtdq2ps rounds to nearest even; to double exact; int64 -> int32 keeps the
-//                      low half (wraps); int32 -> int64 sign-extends.
-//   float, double -> int32   vcvttps2dq/vcvttpd2dq truncate, but give the "integer indefinite"
-//                      INT_MIN for NaN and out-of-range lanes, and GCC folds them on constants as
-//                      saturating conversions and may reuse one result for the other: so NaN and
-//                      out-of-range lanes are set to +0 before the conversion and take INT_MIN,
-//                      INT_MAX (NaN: 0) by blends after it, as stax_rt::cast.
-//   int64 <-> floats   no AVX2 instruction: lane by lane through stax_rt::cast (one rounding to
-//                      nearest even; saturation and NaN -> 0 toward int64).
-//   loads and stores   vmovups and friends move bits. vmaskmovps/pd and vpmaskmovd/q neither read
-//                      nor write (nor fault on) the lanes whose mask is clear: the tails
-//                      loadu(p, n) / storeu(p, n) and load_masked. Bool bytes are 0 or 1.
-//   reduce_sum         the halving order of the layer (stax_vec.h): lanes i + 4, then i + 2, then
-//                      i + 1 added to lane i.
-//   transcendentals    SLEEF's AVX2 functions (at most 1 ULP, erfc 1.5; C99 Annex F special
-//                      values), float32 exp, erf and tanh inline (stax_vec.h): on the edge values
-//                      NaN where the scalar SLEEF gives NaN, the same zeros and infinities, other
-//                      results within the two errors (measured: at most 1 apart).
+// Edge semantics (Intel SDM, vol. 2) and how each family gives the scalar path's results
+// (stax_prelude.h) lane for lane, checked on every edge value of every dtype in every lane
+// (test/codegen/vec_checks_*.cpp). The default MXCSR is assumed (round to nearest even, FTZ and
+// DAZ off, exceptions masked) and never changed.
+//   + - * / sqrt fma   IEEE, rounded once, subnormals kept: the scalar instructions' values. A NaN
+//                      operand comes out quieted, the first source's when both are (only NaN-ness
+//                      is the contract: a compiler may swap commutative scalar operands); invalid
+//                      operations (inf - inf, 0 * inf, 0 / 0, sqrt(x < 0)) give the default NaN.
+//   neg, abs           xor / and-not of the sign bit: bits, as the scalar -x and fabs.
+//   floor ceil trunc round   vroundps/pd, the mode in the immediate (not MXCSR's), no precision
+//                      exception: integral and infinite values unchanged, the sign of zero kept
+//                      (floor(-0.5) = round(-0.5) = -0), ties to even (std::nearbyint).
+//   comparisons        vcmpps/pd with ordered-quiet predicates (false on NaN) and NEQ_UQ (true on
+//                      NaN): C++'s operators; isnan is UNORD_Q. Mask lanes are all ones or zero
+//                      (32 bits, sign-extended for 64-bit lanes); where blends by their top bits.
+//   maximum minimum    vmaxps(b, a) is `b > a ? b : a` and returns a unchanged when either is NaN
+//                      (signalling too) or both are zero: the prelude's `a < b ? b : a` with a NaN
+//                      a propagated; lanes where only b is NaN take b by a blend. (Not under
+//                      -ffast-math, with which generated code is not built.)
+//   integers           vpaddd/q, vpsubd/q, vpmulld and 0 - x wrap; int64 products are the low 64
+//                      bits of 32 x 32 -> 64 products (no vpmullq); vpabsd and the int64 blend give
+//                      INT_MIN for INT_MIN; vpmaxsd, vpcmpgtd/q signed.
+//   shifts (int32)     vpslld/vpsrad: a count above 31, so a negative one (read as unsigned),
+//                      gives 0 / the sign in every bit; GCC folds constant counts alike.
+//   conversions        vcvtps2pd exact; vcvtpd2ps and vcvtdq2ps round to nearest even (overflow to
+//                      +-inf, into the subnormals); int64 -> int32 keeps the low half. vcvttps2dq
+//                      and vcvttpd2dq give the "integer indefinite" INT_MIN for NaN and
+//                      out-of-range lanes, while GCC folds them on constants as saturating and may
+//                      reuse one result for the other: those lanes are set to +0 before the
+//                      conversion and take INT_MIN, INT_MAX (NaN: 0) by blends after it. int64 <->
+//                      floats: no instruction, stax_rt::cast lane by lane.
+//   memory             loads and stores move bits; vmaskmovps/pd, vpmaskmovd/q neither read nor
+//                      write (nor fault on) lanes whose mask is clear: tails and load_masked.
+//   reduce_sum         the layer's halving order (stax_vec.h): lanes i + 4, i + 2, i + 1 into i.
+//   transcendentals    SLEEF's AVX2 functions (1 ULP, erfc 1.5; C99 Annex F special values),
+//                      float32 exp, erf, tanh inline (stax_vec.h): NaN where the scalar SLEEF
+//                      gives NaN, the same zeros and infinities, else within the two errors.
 #include "../stax_vec_base.h"  // (not emitted)
 #include "scalar.h"            // (not emitted)
 
@@ -508,12 +491,7 @@ inline Avx2D convert(Avx2I x, VecTag<double>) {
 }
 inline Avx2L convert(Avx2I x, VecTag<int64_t>) { return Avx2L(avx2_lo64(x.v), avx2_hi64(x.v)); }
 inline Avx2I convert(Avx2L x, VecTag<int32_t>) { return Avx2I(avx2_narrow64(x.lo, x.hi)); }
-// Float to int32, as stax_rt::cast: lanes in [-2^31, 2^31) truncate, lanes below take INT_MIN,
-// lanes at or above 2^31 INT_MAX, NaN lanes 0. vcvttps2dq / vcvttpd2dq give the "integer
-// indefinite" INT_MIN for NaN and out-of-range lanes, while GCC folds the same intrinsics on
-// constants as saturating conversions (and then drops a fix-up that it takes for redundant): the
-// two disagree, so the other lanes are set to +0 before the conversion (an and with the mask of
-// the range) and take their saturated values by blends after it.
+// Float to int32 as stax_rt::cast; NaN and out-of-range lanes never reach vcvtt* (see the top).
 inline Avx2I avx2_saturate32(__m256i r, Avx2M below, Avx2M above) {
   r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::min()), below.m);
   return Avx2I(_mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), above.m));
