@@ -22,6 +22,7 @@ using Isa = stax_rt::IsaNative;
 template <typename T> using V = stax_rt::Vec<T, Isa>;
 using M = stax_rt::Mask<Isa>;
 constexpr int W = Isa::width;
+static_assert(W >= 1 && W <= 16, "the checks' buffers hold at most 16 lanes");
 
 // Counters (defined in vec_test_main.cpp).
 extern "C" int stax_vec_checks_run;
