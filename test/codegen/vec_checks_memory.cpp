@@ -119,6 +119,77 @@ template <typename T> void memory_of() {
 }
 
 
+// Every edge value's bits, in every lane, through load/loadu/store/storeu/stream, the tails
+// loadu(p, n), loadu(p, n, fill) and storeu(p, n), lane(i), and the broadcast constructor
+// (signalling NaNs and payloads included: nothing on the way may be a float operation); iota
+// adds the lane number as the scalar add does.
+template <typename T> void edge_bits_of() {
+  Items<T> items(1);
+  Layout<T> in(items.v, 1, items.count, W, 0);
+  const int iota_tol = std::is_floating_point_v<T> ? kValue : kBits;
+  alignas(64) T buf[16], out[2 * 16 + 1];
+  for (int i = 0; i + W <= in.n; i += W) {
+    const T* src = in.x[0] + i;
+    for (int k = 0; k < W; ++k) buf[k] = src[k];
+    V<T>::load(buf).store(out);
+    V<T>::loadu(src).storeu(out + W + 1);
+    int wrong = 0;
+    for (int k = 0; k < W; ++k) wrong += !same_bits(out[k], src[k]) + !same_bits(out[W + 1 + k], src[k]);
+    V<T>::loadu(src).stream(out + W);
+    stax_rt::stream_fence();
+    for (int k = 0; k < W; ++k) wrong += !same_bits(out[W + k], src[k]) + !same_bits(V<T>::loadu(src).lane(k), src[k]);
+    for (int n = 0; n <= W; ++n) {
+      const T fill = src[(n + 3) % W];
+      const V<T> a = V<T>::loadu(src, n), b = V<T>::loadu(src, n, fill);
+      for (int k = 0; k < W; ++k) wrong += !same_bits(a.lane(k), k < n ? src[k] : T(0)) + !same_bits(b.lane(k), k < n ? src[k] : fill);
+      for (int k = 0; k <= W; ++k) out[k] = ordinary<T>(k);
+      V<T>::loadu(src).storeu(out, n);
+      for (int k = 0; k <= W; ++k) wrong += !same_bits(out[k], k < n ? src[k] : ordinary<T>(k));
+    }
+    CHECK(wrong == 0, "%d lanes of the vector at %d lost their bits in a load or a store", wrong, i);
+  }
+  T e[kMaxEdges];
+  const int n = edge_values(e);
+  for (int j = 0; j < n; ++j) {
+    const V<T> b(e[j]), io = V<T>::iota(e[j]);
+    for (int k = 0; k < W; ++k) {
+      CHECK(same_bits(b.lane(k), e[j]), "broadcast of %s, lane %d", show(e[j]).s, k);
+      const T want = stax_rt::add(e[j], static_cast<T>(k));
+      CHECK(agree(io.lane(k), want, iota_tol), "iota(%s), lane %d: %s, want %s", show(e[j]).s, k, show(io.lane(k)).s,
+            show(want).s);
+    }
+  }
+}
+
+// Tails that end at the last byte before a guard page: loadu(p, n) and storeu(p, n) touch only
+// the n elements (bools too), whose bits they move.
+template <typename T> void tails_at_a_page_end() {
+  GuardedPage g;
+  CHECK(g.base != nullptr, "mmap of guard pages");
+  if (g.base == nullptr) return;
+  T e[kMaxEdges];
+  const int ne = edge_values(e);
+  T* end = reinterpret_cast<T*>(g.end());
+  bool* bend = reinterpret_cast<bool*>(g.end());
+  for (int n = 0; n <= W; ++n) {
+    T* p = end - n;
+    for (int i = 0; i < n; ++i) p[i] = e[(i + n) % ne];
+    const V<T> a = V<T>::loadu(p, n), b = V<T>::loadu(p, n, e[1]);
+    for (int i = 0; i < W; ++i) {
+      CHECK(same_bits(a.lane(i), i < n ? p[i] : T(0)) && same_bits(b.lane(i), i < n ? p[i] : e[1]),
+            "loadu(p, %d) at a page end, lane %d", n, i);
+    }
+    V<T>::loadu(e + 2).storeu(p, n);
+    for (int i = 0; i < n; ++i) CHECK(same_bits(p[i], e[2 + i]), "storeu(p, %d) at a page end, element %d", n, i);
+    bool* q = bend - n;
+    for (int i = 0; i < n; ++i) q[i] = (i + n) % 3 == 0;
+    const M m = M::loadu(q, n);
+    for (int i = 0; i < W; ++i) CHECK(m.lane(i) == (i < n && (i + n) % 3 == 0), "Mask::loadu(p, %d) at a page end", n);
+    (~m).storeu(q, n);
+    for (int i = 0; i < n; ++i) CHECK(q[i] == ((i + n) % 3 != 0), "Mask::storeu(p, %d) at a page end", n);
+  }
+}
+
 // transpose_tile against the definition, for shapes around the block size (whole blocks,
 // leftover columns, leftover rows, empty), strides wider than the shape, and bit patterns that
 // a float operation would change (NaN payloads, -0, denormals): the tile must get the bits.
@@ -132,8 +203,8 @@ template <typename T> constexpr int block_size_of() {
 
 template <typename T> T element_bits(int64_t r, int64_t c) {
   if constexpr (std::is_floating_point_v<T>) {
-    T special[32];
-    const int n = special_values(special);
+    T special[kMaxEdges];
+    const int n = edge_values(special);
     if ((r + c) % 3 == 0) return special[(r * 7 + c) % n];
   }
   return static_cast<T>(r * 1000 + c + 1);
@@ -205,6 +276,93 @@ void prefetches() {
   for (std::size_t i = 0; i < g.page; ++i) changed += g.begin()[i] != static_cast<unsigned char>(i * 13);
   CHECK(changed == 0, "prefetch_span changed %d bytes", changed);
 }
+// ---- masks: every operation on lane patterns against the bools of each lane ----
+// The patterns: all 2^W for up to 8 lanes; else none, all, alternating, every single lane and
+// every single hole, and pseudo-random ones.
+int mask_patterns(uint32_t* out) {
+  const uint32_t full = W >= 32 ? 0xffffffffu : (1u << W) - 1u;
+  int n = 0;
+  if (W <= 8) {
+    for (uint32_t p = 0; p <= full; ++p) out[n++] = p;
+    return n;
+  }
+  out[n++] = 0, out[n++] = full, out[n++] = 0x55555555u & full, out[n++] = 0xaaaaaaaau & full;
+  for (int i = 0; i < W; ++i) out[n++] = 1u << i, out[n++] = full & ~(1u << i);
+  Lcg rng(23);
+  while (n < 256) out[n++] = static_cast<uint32_t>(rng.next()) & full;
+  return n;
+}
+M mask_of(uint32_t p) {
+  bool b[16];
+  for (int i = 0; i < W; ++i) b[i] = ((p >> i) & 1) != 0;
+  return M::loadu(b);
+}
+bool bit(uint32_t p, int i) { return ((p >> i) & 1) != 0; }
+
+struct MaskBinary {
+  const char* name;
+  M (*vf)(M, M);
+  bool (*sf)(bool, bool);
+};
+constexpr MaskBinary kMaskBinary[] = {
+    {"&", [](M a, M b) { return a & b; }, [](bool a, bool b) { return a && b; }},
+    {"|", [](M a, M b) { return a | b; }, [](bool a, bool b) { return a || b; }},
+    {"^", [](M a, M b) { return a ^ b; }, [](bool a, bool b) { return a != b; }},
+    {"&=", [](M a, M b) { return a &= b; }, [](bool a, bool b) { return a && b; }},
+    {"|=", [](M a, M b) { return a |= b; }, [](bool a, bool b) { return a || b; }},
+    {"==", [](M a, M b) { return a == b; }, [](bool a, bool b) { return a == b; }},
+    {"!=", [](M a, M b) { return a != b; }, [](bool a, bool b) { return a != b; }},
+    {"<", [](M a, M b) { return a < b; }, [](bool a, bool b) { return a < b; }},
+    {"<=", [](M a, M b) { return a <= b; }, [](bool a, bool b) { return a <= b; }},
+    {">", [](M a, M b) { return a > b; }, [](bool a, bool b) { return a > b; }},
+    {">=", [](M a, M b) { return a >= b; }, [](bool a, bool b) { return a >= b; }},
+};
+
+// where(m, a, b) on vectors of edge values and their casts from the mask: lanes picked bit for bit.
+template <typename T> void mask_selects(uint32_t p) {
+  T e[kMaxEdges];
+  const int n = edge_values(e);
+  const M m = mask_of(p);
+  const V<T> a = V<T>::loadu(e), b = V<T>::loadu(e + n - W), s = stax_rt::where(m, a, b), c = stax_rt::cast<T>(m);
+  for (int i = 0; i < W; ++i) {
+    CHECK(same_bits(s.lane(i), bit(p, i) ? e[i] : e[n - W + i]), "where(mask 0x%x, ...) lane %d", p, i);
+    CHECK(same_bits(c.lane(i), bit(p, i) ? T(1) : T(0)), "cast of mask 0x%x, lane %d", p, i);
+  }
+}
+
+void mask_operations() {
+  static uint32_t pat[256];
+  const int n = mask_patterns(pat);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    const M a = mask_of(pat[i]);
+    bool out[16];
+    a.storeu(out);
+    bool any = false, all = true;
+    for (int l = 0; l < W; ++l) {
+      const bool x = bit(pat[i], l);
+      wrong += a.lane(l) != x || out[l] != x || (~a).lane(l) == x || stax_rt::bitwise_not(a).lane(l) == x;
+      any = any || x, all = all && x;
+    }
+    wrong += stax_rt::any(a) != any || stax_rt::all(a) != all;
+    mask_selects<float>(pat[i]);
+    mask_selects<double>(pat[i]);
+    mask_selects<int32_t>(pat[i]);
+    mask_selects<int64_t>(pat[i]);
+    for (int j = 0; j < n; j += (n > 64 ? 7 : 1)) {
+      const M b = mask_of(pat[j]);
+      for (const MaskBinary& op : kMaskBinary) {
+        const M r = op.vf(a, b);
+        for (int l = 0; l < W; ++l) wrong += r.lane(l) != op.sf(bit(pat[i], l), bit(pat[j], l));
+      }
+      const M c = mask_of(pat[(i + 3 * j + 1) % n]);
+      const M w = stax_rt::where(c, a, b);
+      for (int l = 0; l < W; ++l) wrong += w.lane(l) != (c.lane(l) ? bit(pat[i], l) : bit(pat[j], l));
+    }
+  }
+  CHECK(wrong == 0, "%d mask lanes differ from the bools' operations", wrong);
+}
+
 }  // namespace
 
 void check_memory() {
@@ -225,6 +383,14 @@ void check_memory() {
   transposes_of<int64_t>();
   transposes_of_bool();
   prefetches();
+  edge_bits_of<float>();
+  edge_bits_of<double>();
+  edge_bits_of<int32_t>();
+  edge_bits_of<int64_t>();
+  tails_at_a_page_end<float>();
+  tails_at_a_page_end<double>();
+  tails_at_a_page_end<int32_t>();
+  tails_at_a_page_end<int64_t>();
 }
 
 void check_masks() {
@@ -249,6 +415,7 @@ void check_masks() {
     }
   }
   CHECK(!stax_rt::any(M(false)) && stax_rt::all(M(true)), "constant masks");
+  mask_operations();
 
   // Order of bools: every pair of lane values (a = lane bit 0, b = lane bit 1 of the lane number).
   const V<int32_t> lanes = V<int32_t>::iota(0);

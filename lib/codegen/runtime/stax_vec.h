@@ -28,6 +28,13 @@
 // otherwise equal `a < b ? b : a` / `b < a ? b : a` bit for bit (signed zeros included); float to
 // int conversion truncates, saturates and sends NaN to 0 (stax_rt::cast); comparisons are
 // IEEE (NaN compares false except `!=`). Accuracy per function is stated where it is defined.
+// NaN payloads: the operations that move or select bits (loads, stores, where, neg, abs,
+// maximum, minimum, clamp, relu) keep them, signalling NaNs included; the others give a NaN
+// where the scalar path does, which one being left open as in C++. The default floating-point
+// environment is assumed (round to nearest even, subnormal operands and results kept) and never
+// changed. Each isa/ file states how its instructions meet these rules at the edges; the checks
+// (test/codegen/vec_checks_*.cpp) compare every operation of each set with the scalar path on
+// a table of edge values per dtype, in every lane.
 //
 // Memory: load/store/stream need `p` aligned to one register (64 bytes for AVX-512, 32 for
 // AVX2, the element's alignment for scalar); loadu/storeu do not. loadu(p, n) and storeu(p, n)
@@ -87,7 +94,12 @@ using IsaNative = STAX_VEC_NATIVE;
 //   div_trunc div_floor remainder   the prelude's intdiv rules; ints lane by lane with `err`
 //   load_masked(p, m)        lanes where m is false are 0 and never read (for any T and bool)
 //   from_lanes<T, I>(f, i)   f(i + l) in lane l, lane by lane
-//   reduce_sum               fixed pairwise order per instruction set (deterministic); ints wrap
+//   V::iota(start)           start + l in lane l, in T (ints wrap; lane 0 is start + 0: +0 for -0)
+//   shift_left, shift_right_arith (int32 lanes; AVX2, AVX-512)   x << n (wrapping) and x >> n
+//                            (arithmetic) for 0 <= n < 32; any other count, negative or not,
+//                            gives 0, and the sign in every bit (the x86 instructions' rule)
+//   reduce_sum               halving order on every set: lane i + W/2 added to lane i, then
+//                            i + W/4, ..., i + 1 (deterministic); ints wrap
 //   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
 //                            propagate NaN
 //   any all                  of a Mask

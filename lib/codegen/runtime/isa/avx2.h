@@ -1,6 +1,44 @@
 // AVX2 with FMA (--isa avx2): 8 lanes of every dtype, float32 and int32 in one ymm register,
 // float64 and int64 in two. Compiled to nothing unless the compiler targets AVX2 and FMA
 // (-mavx2 -mfma, -march=native on such a CPU, or a target pragma around it).
+//
+// Edge semantics (Intel SDM, vol. 2) and how each family gives the scalar path's results
+// (stax_prelude.h) lane for lane, checked on every edge value of every dtype in every lane
+// (test/codegen/vec_checks_*.cpp). The default MXCSR is assumed (round to nearest even, FTZ and
+// DAZ off, exceptions masked) and never changed.
+//   + - * / sqrt fma   IEEE, rounded once, subnormals kept: the scalar instructions' values. A NaN
+//                      operand comes out quieted, the first source's when both are (only NaN-ness
+//                      is the contract: a compiler may swap commutative scalar operands); invalid
+//                      operations (inf - inf, 0 * inf, 0 / 0, sqrt(x < 0)) give the default NaN.
+//   neg, abs           xor / and-not of the sign bit: bits, as the scalar -x and fabs.
+//   floor ceil trunc round   vroundps/pd, the mode in the immediate (not MXCSR's), no precision
+//                      exception: integral and infinite values unchanged, the sign of zero kept
+//                      (floor(-0.5) = round(-0.5) = -0), ties to even (std::nearbyint).
+//   comparisons        vcmpps/pd with ordered-quiet predicates (false on NaN) and NEQ_UQ (true on
+//                      NaN): C++'s operators; isnan is UNORD_Q. Mask lanes are all ones or zero
+//                      (32 bits, sign-extended for 64-bit lanes); where blends by their top bits.
+//   maximum minimum    vmaxps(b, a) is `b > a ? b : a` and returns a unchanged when either is NaN
+//                      (signalling too) or both are zero: the prelude's `a < b ? b : a` with a NaN
+//                      a propagated; lanes where only b is NaN take b by a blend. (Not under
+//                      -ffast-math, with which generated code is not built.)
+//   integers           vpaddd/q, vpsubd/q, vpmulld and 0 - x wrap; int64 products are the low 64
+//                      bits of 32 x 32 -> 64 products (no vpmullq); vpabsd and the int64 blend give
+//                      INT_MIN for INT_MIN; vpmaxsd, vpcmpgtd/q signed.
+//   shifts (int32)     vpslld/vpsrad: a count above 31, so a negative one (read as unsigned),
+//                      gives 0 / the sign in every bit; GCC folds constant counts alike.
+//   conversions        vcvtps2pd exact; vcvtpd2ps and vcvtdq2ps round to nearest even (overflow to
+//                      +-inf, into the subnormals); int64 -> int32 keeps the low half. vcvttps2dq
+//                      and vcvttpd2dq give the "integer indefinite" INT_MIN for NaN and
+//                      out-of-range lanes, while GCC folds them on constants as saturating and may
+//                      reuse one result for the other: those lanes are set to +0 before the
+//                      conversion and take INT_MIN, INT_MAX (NaN: 0) by blends after it. int64 <->
+//                      floats: no instruction, stax_rt::cast lane by lane.
+//   memory             loads and stores move bits; vmaskmovps/pd, vpmaskmovd/q neither read nor
+//                      write (nor fault on) lanes whose mask is clear: tails and load_masked.
+//   reduce_sum         the layer's halving order (stax_vec.h): lanes i + 4, i + 2, i + 1 into i.
+//   transcendentals    SLEEF's AVX2 functions (1 ULP, erfc 1.5; C99 Annex F special values),
+//                      float32 exp, erf, tanh inline (stax_vec.h): NaN where the scalar SLEEF
+//                      gives NaN, the same zeros and infinities, else within the two errors.
 #include "../stax_vec_base.h"  // (not emitted)
 #include "scalar.h"            // (not emitted)
 
@@ -451,17 +489,22 @@ inline Avx2D convert(Avx2I x, VecTag<double>) {
 }
 inline Avx2L convert(Avx2I x, VecTag<int64_t>) { return Avx2L(avx2_lo64(x.v), avx2_hi64(x.v)); }
 inline Avx2I convert(Avx2L x, VecTag<int32_t>) { return Avx2I(avx2_narrow64(x.lo, x.hi)); }
-// Float to int32: vcvttps2dq gives INT_MIN for NaN and out-of-range lanes (the saturated value
-// below the range); lanes at or above 2^31 become INT_MAX and NaN lanes 0.
+// Float to int32 as stax_rt::cast; NaN and out-of-range lanes never reach vcvtt* (see the top).
+inline Avx2I avx2_saturate32(__m256i r, Avx2M below, Avx2M above) {
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::min()), below.m);
+  return Avx2I(_mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), above.m));
+}
 inline Avx2I convert(Avx2F x, VecTag<int32_t>) {
-  __m256i r = _mm256_cvttps_epi32(x.v);
-  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), (x >= Avx2F(2147483648.0f)).m);
-  return Avx2I(_mm256_andnot_si256(isnan(x).m, r));
+  const Avx2F lo(-2147483648.0f), hi(2147483648.0f);
+  const __m256 inside = _mm256_castsi256_ps(((x >= lo) & (x < hi)).m);
+  return avx2_saturate32(_mm256_cvttps_epi32(_mm256_and_ps(x.v, inside)), x < lo, x >= hi);
 }
 inline Avx2I convert(Avx2D x, VecTag<int32_t>) {
-  __m256i r = _mm256_set_m128i(_mm256_cvttpd_epi32(x.hi), _mm256_cvttpd_epi32(x.lo));
-  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), (x >= Avx2D(2147483648.0)).m);
-  return Avx2I(_mm256_andnot_si256(isnan(x).m, r));
+  const Avx2D lo(-2147483648.0), hi(2147483648.0);
+  const Avx2M inside = (x >= lo) & (x < hi);
+  const __m128i l = _mm256_cvttpd_epi32(_mm256_and_pd(x.lo, _mm256_castsi256_pd(inside.lo64())));
+  const __m128i h = _mm256_cvttpd_epi32(_mm256_and_pd(x.hi, _mm256_castsi256_pd(inside.hi64())));
+  return avx2_saturate32(_mm256_set_m128i(h, l), x < lo, x >= hi);
 }
 // No AVX2 instruction converts between int64 and floating point: lane by lane.
 inline Avx2L convert(Avx2F x, VecTag<int64_t>) { return convert_lanes<int64_t>(x); }

@@ -1,6 +1,52 @@
 // AVX-512 (--isa avx512; F and DQ, as on Intel since Skylake-SP and AMD since Zen 4): 16
 // lanes of every dtype, float32 and int32 in one zmm register, float64 and int64 in two, a mask
 // in one k register. Compiled to nothing unless the compiler targets it.
+//
+// Edge semantics (Intel SDM, vol. 2), and how each family gives the scalar path's results
+// (stax_prelude.h) lane for lane; checked on every edge value of every dtype in every lane by
+// test/codegen/vec_checks_*.cpp. The file assumes the default floating-point environment (MXCSR:
+// round to nearest even, FTZ and DAZ off, exceptions masked) and never changes it; no
+// instruction here takes an embedded rounding mode.
+//   + - * / sqrt fma   IEEE, rounded once, subnormals kept: the scalar instructions' values. A NaN
+//                      operand comes out quieted, the first source's when both are NaN (only
+//                      NaN-ness is part of the contract, the scalar compiler may swap commutative
+//                      operands); invalid operations give the default NaN.
+//   neg, abs           xor / and of the sign bit: bits, as the scalar -x and fabs.
+//   floor ceil trunc round   vrndscaleps/pd with scale 0 and the mode in the immediate (MXCSR not
+//                      used), precision exceptions suppressed: as vroundps (the AVX2 file): sign
+//                      of zero kept, integral and infinite values unchanged, ties to even.
+//   comparisons        vcmpps/pd into k registers, ordered-quiet predicates and NEQ_UQ: C++'s
+//                      operators; integer comparisons vpcmpd/q signed. Lane i of a mask is bit i.
+//   where              vblendmps/pd, vpblendmd/q under the k mask: the selected bits.
+//   maximum minimum    vmaxps(b, a) = `b > a ? b : a`, returning a unchanged when either is NaN or
+//                      both are zero, i.e. the prelude's `a < b ? b : a` with a NaN a
+//                      propagated; the lanes where only b is NaN take b by a masked move.
+//   int32, int64       vpaddd/q, vpsubd/q, vpmulld, vpmullq (DQ; the low half of the product)
+//                      wrap, as does 0 - x; vpabsd/q give INT_MIN for INT_MIN; vpmaxs/vpmins
+//                      signed.
+//   shifts (int32)     vpslld/vpsrad: a count above 31 (a negative count is read as unsigned)
+//                      gives 0 / every bit the sign; constant counts fold the same way.
+//   float <-> double   vcvtps2pd exact; vcvtpd2ps rounds to nearest even, overflows to +-inf,
+//                      rounds into the subnormals: static_cast.
+//   ints -> floats     vcvtdq2ps, vcvtqq2ps, vcvtqq2pd (DQ) round once to nearest even (as the
+//                      scalar conversion of a 64-bit integer), vcvtdq2pd exact; vpmovqd keeps the
+//                      low half (int64 -> int32 wraps), vpmovsxdq sign-extends.
+//   floats -> int32, int64   vcvttps2dq, vcvttpd2dq, vcvttpd2qq truncate, but give the "integer
+//                      indefinite" (INT_MIN) for NaN and out-of-range lanes, and GCC folds them on
+//                      constants as saturating conversions and may reuse one result for the
+//                      other: so only the lanes inside the range are converted (zero-masked; the
+//                      others are 0 and raise nothing) and INT_MIN / INT_MAX go in by masked moves
+//                      (NaN stays 0), as stax_rt::cast. float -> int64 goes through double (exact).
+//   loads and stores   move bits; the masked forms (vmovups and friends under a k mask) neither
+//                      read nor write, nor fault on, the lanes whose mask bit is clear: the tails
+//                      loadu(p, n) / storeu(p, n) and load_masked. Bool bytes are 0 or 1;
+//                      first(n) is lanes [0, n) for 0 <= n (all lanes from n = 16).
+//   reduce_sum         the halving order of the layer (stax_vec.h): lanes i + 8, i + 4, i + 2,
+//                      i + 1 added to lane i.
+//   transcendentals    SLEEF's AVX-512F functions (at most 1 ULP, erfc 1.5; C99 Annex F special
+//                      values), float32 exp, erf and tanh inline (stax_vec.h): on the edge values
+//                      NaN where the scalar SLEEF gives NaN, the same zeros and infinities, other
+//                      results within the two errors (measured: at most 1 apart).
 #include "../stax_vec_base.h"  // (not emitted)
 #include "avx2.h"              // (not emitted)
 
@@ -432,26 +478,35 @@ inline Avx512F convert(Avx512L x, VecTag<float>) {
   return Avx512F(avx512_join_ps(_mm512_cvtepi64_ps(x.lo), _mm512_cvtepi64_ps(x.hi)));
 }
 inline Avx512D convert(Avx512L x, VecTag<double>) { return Avx512D(_mm512_cvtepi64_pd(x.lo), _mm512_cvtepi64_pd(x.hi)); }
-// Float to int: the instructions truncate and give INT_MIN for NaN and out-of-range values, which
-// is already the saturated value below the range; lanes at or above 2^31 (2^63) become INT_MAX
-// and NaN lanes 0.
+// Float to int, as stax_rt::cast: lanes in [-2^N, 2^N) truncate, lanes below take INT_MIN, lanes
+// at or above 2^N INT_MAX, NaN lanes 0. vcvttps2dq / vcvttpd2dq / vcvttpd2qq give the "integer
+// indefinite" INT_MIN for NaN and out-of-range lanes, while GCC folds the same intrinsics on
+// constants as saturating conversions (and then drops a fix-up that it takes for redundant): the
+// two disagree, so only the lanes inside the range are converted (a zero-masked conversion; the
+// others are 0 and raise nothing) and the saturated values are put in by mask.
 inline Avx512I convert(Avx512F x, VecTag<int32_t>) {
-  __m512i r = _mm512_maskz_cvttps_epi32(kAll16, x.v);
-  r = _mm512_mask_mov_epi32(r, (x >= Avx512F(2147483648.0f)).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max()));
-  return Avx512I(_mm512_maskz_mov_epi32((~isnan(x)).k, r));
+  const Avx512F lo(-2147483648.0f), hi(2147483648.0f);
+  __m512i r = _mm512_maskz_cvttps_epi32(((x >= lo) & (x < hi)).k, x.v);
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
 }
 inline Avx512I convert(Avx512D x, VecTag<int32_t>) {
-  __m512i r = avx512_join_si(_mm512_maskz_cvttpd_epi32(kAll8, x.lo), _mm512_maskz_cvttpd_epi32(kAll8, x.hi));
-  r = _mm512_mask_mov_epi32(r, (x >= Avx512D(2147483648.0)).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max()));
-  return Avx512I(_mm512_maskz_mov_epi32((~isnan(x)).k, r));
+  const Avx512D lo(-2147483648.0), hi(2147483648.0);
+  const Avx512M inside = (x >= lo) & (x < hi);
+  __m512i r = avx512_join_si(_mm512_maskz_cvttpd_epi32(inside.lo8(), x.lo), _mm512_maskz_cvttpd_epi32(inside.hi8(), x.hi));
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
 }
 inline Avx512L convert(Avx512D x, VecTag<int64_t>) {
-  const Avx512M big = x >= Avx512D(9223372036854775808.0), keep = ~isnan(x);
+  const Avx512D lo(-9223372036854775808.0), hi(9223372036854775808.0);
+  const Avx512M inside = (x >= lo) & (x < hi), below = x < lo, above = x >= hi;
+  const __m512i min = _mm512_set1_epi64(std::numeric_limits<int64_t>::min());
   const __m512i max = _mm512_set1_epi64(std::numeric_limits<int64_t>::max());
-  const __m512i lo = _mm512_mask_mov_epi64(_mm512_cvttpd_epi64(x.lo), big.lo8(), max);
-  const __m512i hi = _mm512_mask_mov_epi64(_mm512_cvttpd_epi64(x.hi), big.hi8(), max);
-  return Avx512L(_mm512_maskz_mov_epi64(keep.lo8(), lo), _mm512_maskz_mov_epi64(keep.hi8(), hi));
+  const __m512i l = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.lo8(), x.lo), below.lo8(), min);
+  const __m512i h = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.hi8(), x.hi), below.hi8(), min);
+  return Avx512L(_mm512_mask_mov_epi64(l, above.lo8(), max), _mm512_mask_mov_epi64(h, above.hi8(), max));
 }
+// (float -> double is exact)
 inline Avx512L convert(Avx512F x, VecTag<int64_t>) { return convert(convert(x, VecTag<double>()), VecTag<int64_t>()); }
 
 // ---- bits of float32 lanes (the inline float32 exp and erf of the `vec` section) ----

@@ -1,6 +1,14 @@
 // The scalar instruction set of the vector layer (--isa scalar; the tails of every set): one lane,
 // the prelude's scalar functions behind the Vec interface, so that a kernel written against
 // Vec<T, I> also builds without SIMD. Always available.
+//
+// Edge semantics: this set is the scalar path itself, the reference of the others: each operation
+// is the prelude's function of its one lane (wrapping integers, NaN-propagating maximum/minimum,
+// stax_rt::cast's saturating conversions, IEEE comparisons, intdiv's rules). What is its own:
+// fma rounds once when the compiler targets FMA and twice otherwise (the other sets always have
+// it: they differ from this one there only in a build without FMA); iota(start) is start + 0, as
+// lane 0 of every set (so iota(-0.0) is +0); tails with n <= 0 read and write nothing. It has no
+// shifts or bit casts (they serve the SIMD sets' inline float32 functions only).
 #include "../stax_vec_base.h"  // (not emitted)
 
 // @section vec_scalar requires vec_config
@@ -64,7 +72,7 @@ template <typename T> struct Vec<T, IsaScalar> {
   static Vec loadu(const T* p) { return Vec(*p); }
   static Vec loadu(const T* p, int n) { return Vec(n > 0 ? *p : T(0)); }
   static Vec loadu(const T* p, int n, T fill) { return Vec(n > 0 ? *p : fill); }
-  static Vec iota(T start) { return Vec(start); }
+  static Vec iota(T start) { return Vec(add(start, T(0))); }  // start + 0, as lane 0 of every set (-0 + 0 = +0)
   void store(T* p) const { *p = v; }
   void storeu(T* p) const { *p = v; }
   void storeu(T* p, int n) const {
