@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "stax/driver/check.h"
@@ -42,15 +43,45 @@ std::vector<std::string> suite_cxxflags() {
   return {"-std=c++17", "-O1", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
 }
 
+std::string IsaVariant::name() const {
+  if (cxx.empty()) return isa.name();
+  return isa.name() + " (" + cxx + (run_prefix.empty() ? "" : " under " + run_prefix.front()) + ")";
+}
+
 std::vector<IsaVariant> isa_variants() {
+  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
   std::vector<IsaVariant> out;
-  out.push_back({codegen::IsaTarget::of(codegen::Isa::Scalar), {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
+  out.push_back({codegen::IsaTarget::of(codegen::Isa::Scalar), flags});
+#if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     out.push_back({codegen::IsaTarget::of(codegen::Isa::Avx2), {"-std=c++17", "-O1", "-mavx2", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
     out.push_back({codegen::IsaTarget::of(codegen::Isa::Avx512),
                    {"-std=c++17", "-O1", "-mavx512f", "-mavx512dq", "-mfma", "-fopenmp", "-Wall", "-Wextra", "-Werror"}});
+#elif defined(__aarch64__)
+  out.push_back({codegen::IsaTarget::of(codegen::Isa::Neon), flags});
+#endif
+  return out;
+}
+
+std::vector<IsaVariant> cross_variants() {
+  std::vector<IsaVariant> out;
+#if !defined(__aarch64__)
+  const std::string cxx = STAX_AARCH64_CXX;
+  if (cxx.empty()) return out;
+  // The run prefix comes from CMake with its elements separated by '|' (test/e2e/CMakeLists.txt).
+  std::vector<std::string> prefix;
+  const std::string list = STAX_AARCH64_RUN_PREFIX;
+  for (std::size_t i = 0; i <= list.size();) {
+    const std::size_t end = std::min(list.find('|', i), list.size());
+    prefix.push_back(list.substr(i, end - i));
+    i = end + 1;
+  }
+  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
+  out.push_back({codegen::IsaTarget::of(codegen::Isa::Neon), flags, cxx, prefix});
+  out.push_back({codegen::IsaTarget::of(codegen::Isa::Scalar), flags, cxx, prefix});
+#endif
   return out;
 }
 
@@ -94,6 +125,11 @@ Case& Table::add(const std::string& name, const std::vector<std::string>& inputs
 }
 
 std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, codegen::IsaTarget isa) {
+  return run_cases(cases, IsaVariant{isa, cxxflags});
+}
+
+std::size_t run_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
+  const codegen::IsaTarget isa = variant.isa;
   std::vector<driver::CompiledModel> models;
   std::vector<const Case*> compiled;
   for (std::size_t k = 0; k < cases.size(); ++k) {
@@ -111,7 +147,9 @@ std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::str
   std::vector<const codegen::GeneratedCode*> codes;
   for (const driver::CompiledModel& m : models) codes.push_back(&m.code);
   driver::BuildOptions build;
-  build.cxxflags = cxxflags;
+  build.cxx = variant.cxx;
+  build.cxxflags = variant.cxxflags;
+  build.run_prefix = variant.run_prefix;
   std::optional<driver::Harness> harness;
   try {
     harness.emplace(driver::Harness::build(codes, build));

@@ -44,6 +44,7 @@
 #include "stax_prelude.h"     // (not emitted) the sections these require, so this header compiles alone
 #include "stax_vec_base.h"    // (not emitted)
 #include "isa/scalar.h"       // (not emitted)
+#include "isa/neon.h"         // (not emitted)
 #include "isa/avx2.h"         // (not emitted)
 #include "isa/avx512.h"       // (not emitted)
 
