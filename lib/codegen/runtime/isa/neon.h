@@ -79,7 +79,9 @@ inline uint32x4_t neon_first(int n) {
 }
 // The 32-bit lanes 0-1 (2-3) of a mask widened to 64-bit lanes, and two 64-bit masks narrowed to
 // 32-bit lanes (UZP1 keeps the low half of each lane).
-inline uint64x2_t neon_lo64(uint32x4_t m) { return vreinterpretq_u64_s64(vmovl_s32(vget_low_s32(vreinterpretq_s32_u32(m)))); }
+inline uint64x2_t neon_lo64(uint32x4_t m) {
+  return vreinterpretq_u64_s64(vmovl_s32(vget_low_s32(vreinterpretq_s32_u32(m))));
+}
 inline uint64x2_t neon_hi64(uint32x4_t m) { return vreinterpretq_u64_s64(vmovl_high_s32(vreinterpretq_s32_u32(m))); }
 inline uint32x4_t neon_join64(uint64x2_t lo, uint64x2_t hi) {
   return vuzp1q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi));
