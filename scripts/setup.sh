@@ -3,15 +3,18 @@
 # quick when everything is there; runs `apt-get update` only when something must be installed.
 #   scripts/setup.sh           build and test dependencies
 #   scripts/setup.sh --bench   also python3-torch, for the benchmarks
+# The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
+# tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
 set -euo pipefail
 
-packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev)
+packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
+          g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64)
 
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-torch) ;;
     -h|--help)
-      sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -21,10 +24,18 @@ for arg in "$@"; do
   esac
 done
 
+# PACKAGE or PACKAGE:ARCH installed (a package of several architectures is listed once per
+# architecture; without :ARCH the native one or an architecture-independent one counts).
+native=$(dpkg --print-architecture)
+installed() {
+  local name=${1%%:*} arch="$native|all"
+  [[ "$1" == *:* ]] && arch=${1#*:}
+  dpkg-query -W -f='${Architecture} ${Status}\n' "$name" 2>/dev/null | grep -qE "^($arch) install ok installed$"
+}
+
 missing=()
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  if [[ "$status" != "install ok installed" ]]; then
+  if ! installed "$p"; then
     missing+=("$p")
   fi
 done
@@ -40,5 +51,8 @@ fi
 
 echo "setup.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  dpkg --add-architecture arm64
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

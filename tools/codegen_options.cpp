@@ -56,7 +56,8 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
   cmd.add_option("--isa", opts.isa,
                  "Instruction set of the vector kernels: 'native' (default) takes the widest the "
                  "compiler of the generated file targets (-march=native: the machine's); " + sets +
-                     " pin one (the file then needs a compiler targeting it, e.g. -mavx2 -mfma); "
+                     " pin one (the file then needs a compiler targeting it: -mavx2 -mfma for avx2, an aarch64 "
+                     "compiler for neon); "
                      "'scalar' writes plain loops only")
       ->type_name("ISA")
       ->check(CLI::IsMember(isa_target_names()));

@@ -213,8 +213,11 @@ std::string emit_single(const ir::Program& p, const ModelLayout& m, const kernel
   body.blank();
   if (plan.isa.kind == IsaTarget::Kind::Fixed && !isa_tag(plan.isa).empty() && sections.count("vec") != 0) {
     const IsaRecord& r = isa_record(plan.isa.fixed);
+    // (A set that is part of its architecture, as NEON of AArch64, has no flags.)
+    const std::string how = r.flags.empty() ? "a compiler for " + std::string(r.arch)
+                                            : std::string(r.flags) + " or -march=native on a machine that has it";
     body.line("static_assert(stax_rt::isa_available<" + r.tag_type() + ">, \"generated with --isa " + std::string(r.name) +
-              ": build with " + std::string(r.flags) + " or -march=native on a machine that has it\");");
+              ": build with " + how + "\");");
     body.blank();
   }
   emit_constants(p, m, body);

@@ -207,6 +207,7 @@ Harness Harness::build(const std::vector<const codegen::GeneratedCode*>& models,
   const fs::path main = h.dir_.path() / "harness.cpp";
   write_file_atomic(main, harness_source(h.names_));
   h.exe_ = h.dir_.path() / "harness";
+  h.run_prefix_ = opts.run_prefix;
   build_program(opts, main, h.exe_, h.dir_.path() / "build.log", "the generated code");
   return h;
 }
@@ -228,7 +229,8 @@ std::vector<Tensor> Harness::run(std::size_t model, const graph::Graph& g,
   TempDir run_dir;
   for (std::size_t i = 0; i < inputs.size(); ++i)
     write_raw(run_dir.path() / ("in" + std::to_string(i) + ".bin"), inputs[i]);
-  std::vector<std::string> argv = {exe_.string(), std::to_string(model), run_dir.path().string()};
+  std::vector<std::string> argv = run_prefix_;
+  argv.insert(argv.end(), {exe_.string(), std::to_string(model), run_dir.path().string()});
   if (!caller_workspace) argv.push_back("null-workspace");
   const ProcessResult r = run_process(argv, run_dir.path() / "run.log");
   check_harness_exit(r, names_[model], "the generated code of '" + names_[model] + "' failed to run");

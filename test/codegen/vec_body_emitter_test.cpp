@@ -154,7 +154,8 @@ TEST(VecBodyEmitter, TextOfLoadsBroadcastsAndStores) {
   EXPECT_EQ(e.statements, "");
   EXPECT_EQ(e.sections, (std::set<std::string>{"vec", "vec_avx2"}));
   EXPECT_EQ(emit_body(at(8), "I", "n").value, "stax_rt::Mask<I>::loadu(in8 + (37 * x0 + x1), n)");
-  EXPECT_EQ(emit_body(at(0)).sections, (std::set<std::string>{"vec", "vec_avx512", "vec_avx2", "vec_scalar"}));
+  EXPECT_EQ(emit_body(at(0)).sections,
+            (std::set<std::string>{"vec", "vec_avx512", "vec_avx2", "vec_neon", "vec_scalar"}));
   EXPECT_EQ(vec_type(DType::Int64, "I"), "stax_rt::Vec<int64_t, I>");
   EXPECT_EQ(vec_type(DType::Bool, "I"), "stax_rt::Mask<I>");
   EXPECT_EQ(vec_store(DType::Float32, "t3", "y + (37 * x0 + x1)"), "t3.storeu(y + (37 * x0 + x1));");

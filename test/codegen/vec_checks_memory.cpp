@@ -196,6 +196,8 @@ template <typename T> void tails_at_a_page_end() {
 template <typename T> constexpr int block_size_of() {
 #if defined(STAX_ISA_SCALAR)
   return 1;
+#elif defined(STAX_ISA_NEON)
+  return 4;  // 4 x 4 blocks of every element size (128-bit registers)
 #else
   return sizeof(T) == 4 ? 8 : 4;
 #endif

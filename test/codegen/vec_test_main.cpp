@@ -25,13 +25,15 @@ void check_division_and_maps();
 namespace {
 
 bool cpu_has_the_set() {
+#if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
+#endif
 #if defined(STAX_VEC_TEST_AVX512)
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #elif defined(STAX_VEC_TEST_AVX2)
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
-  return true;
+  return true;  // (scalar; NEON, which every AArch64 CPU has)
 #endif
 }
 

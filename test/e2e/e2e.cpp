@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -44,14 +45,40 @@ std::vector<std::string> suite_cxxflags() {
   return {"-std=c++17", "-O1", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
 }
 
+std::string IsaVariant::name() const {
+  if (cxx.empty()) return isa.name();
+  return isa.name() + " (" + cxx + (run_prefix.empty() ? "" : " under " + run_prefix.front()) + ")";
+}
+
 std::vector<IsaVariant> isa_variants() {
+  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
   std::vector<IsaVariant> out;
   for (const IsaRecord& r : isa_table()) {
     if (!host_supports(r)) continue;
-    std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
-    for (const std::string& f : driver::split_flags(std::string(r.flags))) flags.push_back(f);
-    out.push_back({IsaTarget::of(r.id), flags});
+    std::vector<std::string> with = flags;
+    for (const std::string& f : driver::split_flags(std::string(r.flags))) with.push_back(f);
+    out.push_back({IsaTarget::of(r.id), with});
   }
+  return out;
+}
+
+std::vector<IsaVariant> cross_variants() {
+  std::vector<IsaVariant> out;
+#if !defined(__aarch64__)
+  const std::string cxx = STAX_AARCH64_CXX;
+  if (cxx.empty()) return out;
+  // The run prefix comes from CMake with its elements separated by '|' (test/e2e/CMakeLists.txt).
+  std::vector<std::string> prefix;
+  const std::string list = STAX_AARCH64_RUN_PREFIX;
+  for (std::size_t i = 0; i <= list.size();) {
+    const std::size_t end = std::min(list.find('|', i), list.size());
+    prefix.push_back(list.substr(i, end - i));
+    i = end + 1;
+  }
+  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"};
+  out.push_back({IsaTarget::of(Isa::Neon), flags, cxx, prefix});
+  out.push_back({IsaTarget::of(Isa::Scalar), flags, cxx, prefix});
+#endif
   return out;
 }
 
@@ -105,7 +132,8 @@ struct Built {
   std::optional<driver::Harness> harness;
 };
 
-Built build_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
+Built build_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
+  const IsaTarget isa = variant.isa;
   Built b;
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
@@ -122,7 +150,9 @@ Built build_cases(const std::vector<Case>& cases, const std::vector<std::string>
   std::vector<const codegen::GeneratedCode*> codes;
   for (const driver::CompiledModel& m : b.models) codes.push_back(&m.code);
   driver::BuildOptions build;
-  build.cxxflags = cxxflags;
+  build.cxx = variant.cxx;
+  build.cxxflags = variant.cxxflags;
+  build.run_prefix = variant.run_prefix;
   try {
     b.harness.emplace(driver::Harness::build(codes, build));
   } catch (const std::exception& e) {
@@ -173,14 +203,18 @@ class ScopedEnv {
 }  // namespace
 
 std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::string>& cxxflags, IsaTarget isa) {
-  const Built b = build_cases(cases, cxxflags, isa);
+  return run_cases(cases, IsaVariant{isa, cxxflags});
+}
+
+std::size_t run_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
+  const Built b = build_cases(cases, variant);
   if (!b.harness) return 0;
   for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k);
   return b.models.size();
 }
 
 std::size_t run_cases_dispatch(const std::vector<Case>& cases) {
-  const Built b = build_cases(cases, dispatch_cxxflags(), IsaTarget::dispatch());
+  const Built b = build_cases(cases, IsaVariant{IsaTarget::dispatch(), dispatch_cxxflags()});
   if (!b.harness || b.models.empty()) return 0;
   // By default each model takes the widest set this machine has.
   std::string widest;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stax/driver/build.h"
@@ -50,12 +51,29 @@ std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::str
                       IsaTarget isa = IsaTarget::native());
 
 // The instruction sets to run the suites with on this machine: native, scalar, and avx2 /
-// avx512 pinned when the CPU has them; with the flags each needs.
+// avx512 pinned when the CPU has them; with the flags each needs. A variant of another
+// architecture also names its compiler and what its programs run under (an emulator).
 struct IsaVariant {
+  IsaVariant(IsaTarget isa_, std::vector<std::string> cxxflags_, std::string cxx_ = "",
+             std::vector<std::string> run_prefix_ = {})
+      : isa(isa_), cxxflags(std::move(cxxflags_)), cxx(std::move(cxx_)), run_prefix(std::move(run_prefix_)) {}
   IsaTarget isa;
   std::vector<std::string> cxxflags;
+  std::string cxx;                      // empty: the system compiler
+  std::vector<std::string> run_prefix;  // empty: run directly
+  // "neon", or "neon (/usr/bin/aarch64-linux-gnu-g++ under /usr/bin/qemu-aarch64)"
+  std::string name() const;
 };
 std::vector<IsaVariant> isa_variants();
+// The sets of another architecture whose cross compiler and emulator the build found
+// (cmake/StaxIsa.cmake): --isa neon and --isa scalar built with aarch64-linux-gnu-g++ and run
+// under qemu-aarch64. Empty when they are missing, or on an aarch64 machine (where neon is
+// one of isa_variants()).
+std::vector<IsaVariant> cross_variants();
+// The message of a test skipped for want of them.
+constexpr const char* kNoCrossTools = "needs aarch64-linux-gnu-g++ and qemu-aarch64 (scripts/setup.sh installs them)";
+
+std::size_t run_cases(const std::vector<Case>& cases, const IsaVariant& variant);
 
 // Flags for a file made with --isa dispatch: no -m flags (the file targets each set itself).
 std::vector<std::string> dispatch_cxxflags();

@@ -44,5 +44,18 @@ TEST(E2E, UnaryAndBinaryOpsInOneDispatchingFile) {
   EXPECT_EQ(run_cases_dispatch(cases), cases.size());
 }
 
+// The same tables on AArch64 (--isa neon and scalar), built with the cross compiler and run
+// under qemu: NEON's kernels and tails, and the scalar code of another architecture.
+TEST(E2E, UnaryAndBinaryOpsOnAarch64) {
+  const std::vector<IsaVariant> variants = cross_variants();
+  if (variants.empty()) GTEST_SKIP() << kNoCrossTools;
+  std::vector<Case> cases = unary_cases();
+  for (Case& c : binary_cases()) cases.push_back(std::move(c));
+  for (const IsaVariant& v : variants) {
+    SCOPED_TRACE("--isa " + v.name());
+    EXPECT_EQ(run_cases(cases, v), cases.size());
+  }
+}
+
 }  // namespace
 }  // namespace stax::e2e

@@ -61,6 +61,19 @@ TEST(RandomGraphs, EveryIsa) {
   }
 }
 
+// The same graphs on AArch64 (--isa neon and scalar, cross-built, run under qemu).
+TEST(RandomGraphs, EveryIsaOnAarch64) {
+  const std::vector<IsaVariant> variants = cross_variants();
+  if (variants.empty()) GTEST_SKIP() << kNoCrossTools;
+  randgraph::RandomGraphOptions opt;
+  opt.max_numel = 1024;
+  const std::vector<Case> cases = random_cases(120000, graph_count(60), opt);
+  for (const IsaVariant& v : variants) {
+    SCOPED_TRACE("--isa " + v.name());
+    EXPECT_EQ(run_cases(cases, v), cases.size());
+  }
+}
+
 // Built as users build: -O3 -march=native.
 TEST(RandomGraphs, LargerGraphs) {
   randgraph::RandomGraphOptions opt;

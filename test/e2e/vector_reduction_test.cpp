@@ -150,6 +150,17 @@ TEST(E2E, VectorReductionsWithEveryIsa) {
   }
 }
 
+// The same on AArch64 (--isa neon and scalar, cross-built, run under qemu).
+TEST(E2E, VectorReductionsOnAarch64) {
+  const std::vector<IsaVariant> variants = cross_variants();
+  if (variants.empty()) GTEST_SKIP() << kNoCrossTools;
+  const std::vector<Case> cases = vector_reduction_cases();
+  for (const IsaVariant& v : variants) {
+    SCOPED_TRACE("--isa " + v.name());
+    EXPECT_EQ(run_cases(cases, v), cases.size());
+  }
+}
+
 // Pinned to AVX-512 the same cases build warning-free (they run above where the CPU has it).
 TEST(E2E, VectorReductionsBuildForAvx512) {
   const std::vector<Case> cases = vector_reduction_cases();

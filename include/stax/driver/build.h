@@ -21,6 +21,9 @@ struct BuildOptions {
   std::string cxx;
   // Compiler flags; empty means default_cxxflags(). -lsleef is always linked.
   std::vector<std::string> cxxflags;
+  // What the built program runs under, before its own command line: an emulator for a cross
+  // compiler's program ({"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"}); empty: run directly.
+  std::vector<std::string> run_prefix;
 };
 
 // -std=c++17 -O2 -march=native -fopenmp
@@ -66,7 +69,7 @@ class Harness {
  public:
   // Compiles every model's source with the harness main into one program (one translation
   // unit, which also shows that the files coexist). The compiler's output is shown on stderr
-  // and a RuntimeFailure thrown when it fails.
+  // and a RuntimeFailure thrown when it fails. `run` runs it under opts.run_prefix.
   static Harness build(const std::vector<const codegen::GeneratedCode*>& models,
                        const BuildOptions& opts = {});
 
@@ -87,6 +90,7 @@ class Harness {
  private:
   TempDir dir_;
   std::filesystem::path exe_;
+  std::vector<std::string> run_prefix_;
   std::vector<std::string> names_;
 };
 

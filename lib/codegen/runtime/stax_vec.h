@@ -8,17 +8,17 @@
 // prelude; these sections come after the prelude's and require some of them).
 //
 // Instruction sets are tag types: IsaAvx512 (needs -mavx512f -mavx512dq), IsaAvx2 (needs -mavx2
-// -mfma), IsaScalar (always). Vec<T, I> exists only when the compiler targets I (each isa/ file
+// -mfma), IsaNeon (any AArch64 compiler), IsaScalar (always). Vec<T, I> exists only when the compiler targets I (each isa/ file
 // defines its STAX_VEC_HAS_<SET> macro, and stax_rt::isa_available<I>). IsaNative is the widest
 // one the compiler targets (so -march=native takes the widest the machine has), unless the
 // translation unit defines one STAX_ISA_<SET> macro first (STAX_ISA_AVX512, STAX_ISA_AVX2,
-// STAX_ISA_SCALAR, ...): then IsaNative is that one (an #error when the compiler does not target
+// STAX_ISA_NEON, STAX_ISA_SCALAR, ...): then IsaNative is that one (an #error when the compiler does not target
 // it). A generated model that is pinned to a set names its tag directly (several models with
 // different sets can share one translation unit) and checks
 // `static_assert(stax_rt::isa_available<stax_rt::IsaAvx2>, "...")`.
 //
 // Lanes: every Vec<T, I> and Mask<I> of one instruction set has the same lane count
-// I::width (16 for AVX-512, 8 for AVX2, 1 for scalar), whatever the element size: a float64
+// I::width (16 for AVX-512, 8 for AVX2, 4 for NEON, 1 for scalar), whatever the element size: a float64
 // vector of AVX2 is two registers. Conversions and masks therefore never change the lane count,
 // and a kernel mixing dtypes steps by one width. A bool value is a Mask (bool tensors are bytes in
 // memory: Mask::loadu/storeu convert).
@@ -37,7 +37,7 @@
 // a table of edge values per dtype, in every lane.
 //
 // Memory: load/store/stream need `p` aligned to one register (64 bytes for AVX-512, 32 for
-// AVX2, the element's alignment for scalar); loadu/storeu do not. loadu(p, n) and storeu(p, n)
+// AVX2, the element's alignment for NEON and scalar); loadu/storeu do not. loadu(p, n) and storeu(p, n)
 // touch only the first n lanes (0 <= n <= width) and never fault beyond them: the tails of
 // loops. stream(p) is a non-temporal store (written around the cache); call stream_fence()
 // once after the streaming loop, before the data is read by another thread.
@@ -51,6 +51,7 @@
 #include "stax_prelude.h"     // (not emitted) the sections these require, so this header compiles alone
 #include "stax_vec_base.h"    // (not emitted)
 #include "isa/scalar.h"       // (not emitted)
+#include "isa/neon.h"         // (not emitted)
 #include "isa/avx2.h"         // (not emitted)
 #include "isa/avx512.h"       // (not emitted)
 
@@ -71,8 +72,8 @@ using IsaNative = STAX_VEC_NATIVE;
 // What every instruction set shares, written once over Vec<T, I> and Mask<I>. Together with the
 // per-set sections above, the operations and their accuracy:
 //   + - * and unary -        exact IEEE (floats) / wrapping (ints); / floats only, correctly rounded
-//   fma(a, b, c)             a*b + c rounded once (AVX2, AVX-512; scalar level: once with -mfma,
-//                            else twice)
+//   fma(a, b, c)             a*b + c rounded once (AVX2, AVX-512, NEON; scalar level: once with
+//                            -mfma or on AArch64, else twice)
 //   abs floor ceil trunc     exact; round is half to even (torch.round); NaN stays NaN
 //   sqrt                     correctly rounded; rsqrt = 1/sqrt(x), reciprocal = 1/x (both exact
 //                            divisions, never the approximate instructions)
@@ -84,8 +85,8 @@ using IsaNative = STAX_VEC_NATIVE;
 //   isnan isinf isfinite     Masks; false/false/true for ints
 //   exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh erf atan2 pow
 //                            SLEEF u10: at most 1.0 ULP from the exact result (erfc: u15, 1.5 ULP);
-//                            float32 exp, erf and tanh on AVX2 and AVX-512 are inline (below): at
-//                            most 0.90, 0.79 and 0.93 ULP;
+//                            float32 exp, erf and tanh on AVX2, AVX-512 and NEON are inline
+//                            (below): at most 0.90, 0.79 and 0.93 ULP;
 //                            NaN in, NaN out; special values as C99 Annex F (pow(x, 0) = 1,
 //                            pow(1, y) = 1 even for NaN, as std::pow and torch.pow)
 //   sigmoid silu gelu gelu_tanh   the prelude's formulas (activation section) over the above
@@ -172,7 +173,7 @@ template <typename T, typename I> inline Vec<T, I> log1p(Vec<T, I> x) {
   return any(huge) ? where(huge, log(x), r) : r;
 }
 
-// ---- float32 exp, erf and tanh, inline for AVX2 and AVX-512 (the scalar set keeps the prelude's) --
+// ---- float32 exp, erf and tanh, inline for every SIMD set (the scalar set keeps the prelude's) ----
 // Written once over the Vec operations and the per-set bit casts and shifts. Every lane runs the
 // same instructions, special lanes are fixed by clamping and selects; exp alone branches, once
 // per vector, to a shorter path when no lane is special.
@@ -562,8 +563,8 @@ namespace stax_rt {
 // kernel then reads the tile contiguously along its vector loop. The transposition is done in
 // registers, TransposeBlock<T, I>::size x size elements at a time: 8 x 8 for 4-byte elements
 // (float, int32_t) and 4 x 4 for 8-byte ones (double, int64_t) in 256-bit registers, for AVX2
-// and AVX-512 alike (staging is bound by memory, not by shuffles); one element for the scalar
-// set and for bool. The shuffles move bits: NaN payloads and signed zeros come through.
+// and AVX-512 alike (staging is bound by memory, not by shuffles), 4 x 4 of both for NEON; one
+// element for the scalar set and for bool. The shuffles move bits: NaN payloads and signed zeros come through.
 
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols: whole blocks along
 // each group of `size` source rows (each row read contiguously), the columns and rows left over

@@ -120,9 +120,10 @@ template <typename T> inline ScalarV<T> where(ScalarM m, ScalarV<T> a, ScalarV<T
 template <typename T> inline ScalarV<T> maximum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(maximum(a.v, b.v)); }
 template <typename T> inline ScalarV<T> minimum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(minimum(a.v, b.v)); }
 template <typename T> inline ScalarV<T> abs(ScalarV<T> a) { return ScalarV<T>(abs(a.v)); }
-// std::fma rounds once but is a library call without FMA hardware; then two roundings.
+// std::fma rounds once but is a library call without FMA hardware; then two roundings. (AArch64
+// always has it.)
 template <typename T> inline ScalarV<T> fma(ScalarV<T> a, ScalarV<T> b, ScalarV<T> c) {
-#if defined(__FMA__)
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
   return ScalarV<T>(std::fma(a.v, b.v, c.v));
 #else
   return ScalarV<T>(a.v * b.v + c.v);
