@@ -474,8 +474,16 @@ inline NeonI convert(NeonD x, VecTag<int32_t>) {
 inline NeonI bit_cast_i32(NeonF x) { return NeonI(vreinterpretq_s32_f32(x.v)); }
 inline NeonF bit_cast_f32(NeonI x) { return NeonF(vreinterpretq_f32_s32(x.v)); }
 // SSHL shifts by a register, left for a positive count and right (arithmetic) for a negative one.
-inline NeonI shift_left(NeonI x, int n) { return NeonI(vshlq_s32(x.v, vdupq_n_s32(n))); }
-inline NeonI shift_right_arith(NeonI x, int n) { return NeonI(vshlq_s32(x.v, vdupq_n_s32(-n))); }
+// SSHL takes the count's low byte as signed (255 shifts right by 1): a count outside [0, 31] is
+// made explicit, 0 for a left shift and the sign in every bit for a right one (stax_vec.h's rule).
+inline NeonI shift_left(NeonI x, int n) {
+  if (n < 0 || n > 31) return NeonI(vdupq_n_s32(0));
+  return NeonI(vshlq_s32(x.v, vdupq_n_s32(n)));
+}
+inline NeonI shift_right_arith(NeonI x, int n) {
+  const int count = n < 0 || n > 31 ? 31 : n;
+  return NeonI(vshlq_s32(x.v, vdupq_n_s32(-count)));
+}
 
 // ---- transcendentals: SLEEF 3.5's AdvSIMD functions, called directly; float32 exp, erf and
 // tanh are the `vec` section's inline ones ----
