@@ -7,6 +7,7 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.name = name;
   o.dump_ir = dump_ir;
   o.fuse = !no_fuse;
+  o.chapter_rules = fusion_rules == "chapter";
   o.dump_schedule = dump_schedule;
   o.dump_memory = dump_memory;
   o.dump_kernel_plan = dump_kernel_plan;
@@ -23,6 +24,13 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
   cmd.add_option("--dump-ir", opts.dump_ir,
                  "Also write the lowered program (loop ranges, index expressions, bodies) as text")
       ->type_name("FILE");
+  cmd.add_option("--fusion-rules", opts.fusion_rules,
+                 "'default': a value every user of which lands in one kernel is computed there once per "
+                 "element, not stored (a pointwise kernel's loops are split to join the rows of a "
+                 "reduction: example 7.2's exp with its sum and amax is one pass per row); 'chapter': "
+                 "the design chapter's CPU rules as written (example 7.2 stores exp and reads it back)")
+      ->type_name("RULES")
+      ->check(CLI::IsMember({"default", "chapter"}));
   cmd.add_flag("--no-fuse", opts.no_fuse,
                "Turn fusion off: every computed buffer becomes a kernel of its own (to compare or debug)");
   cmd.add_option("--dump-schedule", opts.dump_schedule,

@@ -17,6 +17,7 @@ struct GenerateOptions {
   std::string name;
   std::string dump_ir;
   bool no_fuse = false;
+  std::string fusion_rules = "default";
   std::string dump_schedule;
   std::string dump_memory;
   std::string dump_kernel_plan;

@@ -34,6 +34,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   // Scheduling and fusion (§7): which buffers share a kernel; --log fusion tells why.
   scheduler::FusionOptions fusion;
   fusion.fuse = opts.fuse;
+  fusion.split_pointwise = !opts.chapter_rules;
   scheduler::LogOptions log;
   log.verbose = opts.verbose;
   if (logs(opts, "fusion"))

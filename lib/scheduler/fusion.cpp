@@ -391,7 +391,8 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
     return d;
   }
   // A common outer loop (example 7.1); none at all is example 7.2's depth 0.
-  std::optional<std::vector<int64_t>> outer = common_outer(A.outer, B.outer);
+  std::optional<std::vector<int64_t>> outer = common_outer(A.outer, B.outer, opts_.split_pointwise && pure_pointwise(A),
+                                                          opts_.split_pointwise && pure_pointwise(B));
   auto group_of = [&](const FusedNode& f) {
     return to_string(g_.nodes[static_cast<std::size_t>(f.members.front())].group);
   };
@@ -502,11 +503,13 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
         l = refine_prefix(l, d.refined);
         access_cache_[static_cast<std::size_t>(v)].clear();
       }
-      // The loops below the common ones move into each group.
+      // The loops below the common ones move into each group (a pointwise kernel's loop across
+      // the boundary split first).
       for (const FusedNode* f : {&first, &second}) {
-        const std::size_t k = prefix_length(f->outer, product(d.refined));
-        STAX_ASSERT(k <= f->outer.size(), "fuse: the common outer loops are no prefix of a kernel's");
-        const std::vector<int64_t> moved(f->outer.begin() + static_cast<std::ptrdiff_t>(k), f->outer.end());
+        const std::vector<int64_t> outer = split_at(f->outer, product(d.refined)).value_or(f->outer);
+        const std::size_t k = prefix_length(outer, product(d.refined));
+        STAX_ASSERT(k <= outer.size(), "fuse: the common outer loops are no prefix of a kernel's");
+        const std::vector<int64_t> moved(outer.begin() + static_cast<std::ptrdiff_t>(k), outer.end());
         for (LoopGroup grp : f->groups) {
           grp.inner.insert(grp.inner.begin(), moved.begin(), moved.end());
           m.groups.push_back(std::move(grp));

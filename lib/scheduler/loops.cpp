@@ -57,15 +57,43 @@ std::optional<std::vector<int64_t>> common_refinement(const std::vector<int64_t>
   return std::vector<int64_t>(inner_first.rbegin(), inner_first.rend());
 }
 
-std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  // Iteration counts at the loop boundaries, from the outside: (16, 1024) -> 16, 16384.
+std::optional<std::vector<int64_t>> split_at(const std::vector<int64_t>& sizes, int64_t count) {
+  int64_t p = 1;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (p == count) return sizes;
+    if (p * sizes[k] > count) {
+      // Loop k runs across the boundary: split it when `count` falls on one of its iterations.
+      if (count % p != 0 || sizes[k] % (count / p) != 0) return std::nullopt;
+      std::vector<int64_t> out(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(k));
+      out.push_back(count / p);
+      out.push_back(sizes[k] / (count / p));
+      out.insert(out.end(), sizes.begin() + static_cast<std::ptrdiff_t>(k) + 1, sizes.end());
+      return out;
+    }
+    p *= sizes[k];
+  }
+  if (p == count) return sizes;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                                 bool a_splits, bool b_splits) {
+  // Iteration counts at the loop boundaries, from the outside: (16, 1024) -> 16, 16384; a nest that
+  // splits also has a boundary at every count of the other's that one of its loops can be split at.
   auto counts = [](const std::vector<int64_t>& sizes) {
     std::vector<int64_t> out;
     int64_t p = 1;
     for (int64_t s : sizes) out.push_back(p *= s);
     return out;
   };
-  const std::vector<int64_t> ca = counts(a), cb = counts(b);
+  std::vector<int64_t> ca = counts(a), cb = counts(b);
+  auto add_splits = [](std::vector<int64_t>& mine, const std::vector<int64_t>& sizes, const std::vector<int64_t>& theirs) {
+    for (int64_t c : theirs)
+      if (std::find(mine.begin(), mine.end(), c) == mine.end() && split_at(sizes, c)) mine.push_back(c);
+    std::sort(mine.begin(), mine.end());
+  };
+  if (a_splits) add_splits(ca, a, cb);
+  if (b_splits) add_splits(cb, b, ca);
   int64_t shared = 0;
   for (int64_t c : ca)
     if (std::find(cb.begin(), cb.end(), c) != cb.end()) shared = c;
@@ -88,12 +116,13 @@ std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, 
 NodeLoops refine_prefix(const NodeLoops& loops, const std::vector<int64_t>& prefix) {
   int64_t count = 1;
   for (int64_t s : prefix) count *= s;
+  const std::optional<std::vector<int64_t>> sizes = split_at(loops.x, count);
+  STAX_ASSERT(sizes.has_value(), "refine_prefix: the loops cannot be split at " + std::to_string(count) + " iterations");
   int64_t p = 1;
   std::size_t k = 0;
-  while (p < count && k < loops.x.size()) p *= loops.x[k++];
-  STAX_ASSERT(p == count, "refine_prefix: no leading loops with " + std::to_string(count) + " iterations");
+  while (p < count && k < sizes->size()) p *= (*sizes)[k++];
   std::vector<int64_t> x = prefix;
-  x.insert(x.end(), loops.x.begin() + static_cast<std::ptrdiff_t>(k), loops.x.end());
+  x.insert(x.end(), sizes->begin() + static_cast<std::ptrdiff_t>(k), sizes->end());
   return refine_loops(loops, x);
 }
 

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
+#include "stax/scheduler/peak.h"
 #include "stax/support/error.h"
 
 namespace stax::scheduler {
@@ -73,6 +75,19 @@ std::string class_list(const Fuser& f, const FusedNode& n) {
   return s;
 }
 
+// Why fusing a and b would raise the peak memory too much, or "" (FusionOptions::max_peak_growth).
+// `peak` caches M* of the graph as it is.
+std::string peak_growth(const Fuser& f, int a, int b, const FusionOptions& opts, std::optional<uint64_t>& peak) {
+  if (footprint(f, a, b) < opts.peak_check_bytes) return "";
+  if (!peak) peak = estimate_peak(f);
+  const uint64_t after = estimate_peak(f, {a, b});
+  const double limit = static_cast<double>(*peak) * (1.0 + opts.max_peak_growth);
+  if (after < *peak + opts.peak_check_bytes || static_cast<double>(after) <= limit) return "";
+  return "the estimated peak memory M* would rise from " + std::to_string(*peak) + " to " + std::to_string(after) +
+         " bytes, more than " + std::to_string(static_cast<int>(opts.max_peak_growth * 100)) +
+         "% (buffers the two read or write would all be live at once)";
+}
+
 // Algorithm 7.1. Returns the number of rounds run.
 //
 // can_fuse depends on the two fused nodes alone, and a merge creates a node with a new id, so a
@@ -80,7 +95,8 @@ std::string class_list(const Fuser& f, const FusedNode& n) {
 // So is a cycle: merges never remove a path between two other nodes.
 int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule& s) {
   std::map<std::pair<int, int>, FusionDecision> accepted;
-  std::unordered_set<uint64_t> refused;  // pair keys (pair_key), by can_fuse or for a cycle
+  std::unordered_set<uint64_t> refused;  // pair keys (pair_key), by can_fuse, for a cycle or the peak
+  std::optional<uint64_t> peak;          // M* of the current fused graph, once estimated
   int round = 0;
   while (round < opts.max_rounds) {
     ++round;
@@ -126,12 +142,19 @@ int fuse_rounds(Fuser& f, const FusionOptions& opts, const Logger& log, Schedule
           log.line("cannot fuse " + na + " with " + nb + " (cycle): the merge would close a cycle (Proposition 7.1)");
         continue;
       }
+      if (const std::string why = peak_growth(f, c.a, c.b, opts, peak); !why.empty()) {
+        refused.insert(pair_key({c.a, c.b}));
+        ++s.refusals[static_cast<std::size_t>(Refusal::PeakMemory)];
+        log.line("cannot fuse " + na + " with " + nb + " (peak_memory): " + why);
+        continue;
+      }
       const FusionDecision& d = *c.decision;
       FusionRecord r;
       r.round = round;
       r.first = d.swap ? nb : na;  // before the merge, which may move the names
       r.second = d.swap ? na : nb;
       const int id = f.fuse(c.a, c.b, d);
+      peak.reset();
       fused_now.insert(c.a);
       fused_now.insert(c.b);
       ++merged;

@@ -63,8 +63,11 @@ TEST(Example71, NoFuseTraffic) {
   EXPECT_EQ(r.schedule.traffic.bytes_written, 256u + 32768u);
 }
 
+// Under the chapter's rules (--fusion-rules chapter), in its words.
 TEST(Example72, ExpStoredVerticalRefusedSumAndAmaxHorizontal) {
-  testing::Scheduled r = run(testing::load_sample("example_7_2"));
+  FusionOptions chapter;
+  chapter.split_pointwise = false;
+  testing::Scheduled r = run(testing::load_sample("example_7_2"), chapter);
   const Schedule& s = r.schedule;
   EXPECT_EQ(kernel_names(s), (std::vector<std::string>{"op0", "op1_op2"}));
   EXPECT_EQ(s.kernels[0].kind, KernelKind::Pointwise);
@@ -85,6 +88,20 @@ TEST(Example72, ExpStoredVerticalRefusedSumAndAmaxHorizontal) {
         "===== fusion round 2/10: 2 nodes =====", "found 0 possible fusions"})
     EXPECT_TRUE(has_line(r.log, line)) << line << "\n" << r.log;
   EXPECT_EQ(s.rounds, 2);
+}
+
+// By default exp joins the rows of its two reductions: one kernel, one pass per row (exp computed
+// once per element, kept in the row), x read once and nothing but the results written.
+TEST(Example72, ByDefaultExpIsComputedInTheReductionsKernel) {
+  testing::Scheduled r = run(testing::load_sample("example_7_2"));
+  const Schedule& s = r.schedule;
+  EXPECT_EQ(kernel_names(s), (std::vector<std::string>{"op0_op1_op2"}));
+  EXPECT_EQ(s.kernels[0].kind, KernelKind::OuterLoopFused);
+  EXPECT_EQ(s.kernels[0].outer, (std::vector<int64_t>{64}));
+  ASSERT_EQ(s.kernels[0].loop_groups.size(), 2u);  // exp over the row, then sum and amax
+  EXPECT_EQ(s.kernels[0].loop_groups[1].nodes.size(), 2u);
+  EXPECT_EQ(s.traffic.bytes_read, 32768u);
+  EXPECT_EQ(s.traffic.bytes_written, 512u);
 }
 
 // Row-wise models written with primitives: one kernel whose outer loop runs over the rows.

@@ -24,8 +24,16 @@ struct Pair {
   ir::Program p;
   SchedulerGraph g;
   explicit Pair(const graph::Graph& graph) : p(lowering::lower(graph)), g(build_graph(p, build_nodes(p))) {}
-  FusionDecision decide(int a, int b) const { return Fuser(p, g).can_fuse(a, b); }
+  FusionDecision decide(int a, int b, const FusionOptions& o = {}) const { return Fuser(p, g, o).can_fuse(a, b); }
 };
+
+// The chapter's CPU rules as written (--fusion-rules chapter): no pointwise loop is split to
+// join another kernel's outer loops.
+FusionOptions chapter_rules() {
+  FusionOptions o;
+  o.split_pointwise = false;
+  return o;
+}
 
 // ---- Score and the 16x rule (§7.3) ---------------------------------------------------------
 
@@ -151,18 +159,39 @@ TEST(IterationGroups, ColumnReductionAndRowPointwiseAreIncompatible) {
   Pair t(parse(kX, R"([{"name": "c", "op": "sum", "args": ["x"], "dim": 0, "keepdim": true},
                        {"name": "y", "op": "div", "args": ["x", "c"]}])", R"(["y"])"));
   EXPECT_EQ(t.g.nodes[0].group, (IterationGroup{{128}, {64}}));
-  FusionDecision d = t.decide(0, 1);
+  FusionDecision d = t.decide(0, 1, chapter_rules());
   EXPECT_FALSE(d.ok);
   EXPECT_EQ(d.refusal, Refusal::IncompatibleRanges);
   EXPECT_EQ(d.reason, "outer loop fusion depth 0: ((128,), (64,)) vs ((64, 128), ()); vertical fusion refused");
+  // By default the pointwise loops split to meet the 128 columns, and Proposition 7.2 refuses:
+  // a row of y reads the sums of every column.
+  d = t.decide(0, 1);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.refusal, Refusal::DependenceDistance);
 }
 
 TEST(IterationGroups, ExampleSevenTwoDepthZero) {
   Pair t(testing::load_sample("example_7_2"));
-  FusionDecision d = t.decide(0, 1);
+  FusionDecision d = t.decide(0, 1, chapter_rules());
   EXPECT_FALSE(d.ok);
   EXPECT_EQ(d.refusal, Refusal::IncompatibleRanges);
   EXPECT_EQ(d.reason, "outer loop fusion depth 0: ((8192,), ()) vs ((64,), (128,)); vertical fusion refused");
+}
+
+// By default exp's loop (8192,) splits as (64, 128) to join the rows of its sum: exp is computed
+// inside the reduction's kernel, once per element, instead of being stored.
+TEST(IterationGroups, ExampleSevenTwoSplitsThePointwiseLoop) {
+  Pair t(testing::load_sample("example_7_2"));
+  const FusionDecision d = t.decide(0, 1);
+  ASSERT_TRUE(d.ok) << d.reason;
+  EXPECT_EQ(d.kind, KernelKind::OuterLoopFused);
+  EXPECT_EQ(d.reason, "outer loop fusion depth 1, loops (64,)");
+  EXPECT_EQ(split_at({8192}, 64), (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(split_at({16, 512}, 64), (std::vector<int64_t>{16, 4, 128}));
+  EXPECT_EQ(split_at({64, 128}, 64), (std::vector<int64_t>{64, 128}));
+  EXPECT_FALSE(split_at({100}, 64).has_value());
+  EXPECT_EQ(common_outer({8192}, {64}, true, false), (std::vector<int64_t>{64}));
+  EXPECT_FALSE(common_outer({8192}, {64}).has_value());
 }
 
 // ---- Propositions 7.2 and 7.3: distance 0 only ------------------------------------------------

@@ -20,6 +20,9 @@ struct CompileOptions {
   std::string name;                 // --name: the model's symbol prefix (default: the graph's name)
   std::filesystem::path dump_ir;    // --dump-ir FILE: the lowered program as text (empty: none)
   bool fuse = true;                 // --no-fuse: every computed buffer is its own kernel
+  // --fusion-rules chapter: the design chapter's CPU fusion rules as written (a pointwise kernel
+  // is never split to join a reduction's rows: example 7.2 stores exp); default: it is.
+  bool chapter_rules = false;
   std::filesystem::path dump_schedule;  // --dump-schedule FILE.json: the schedule (empty: none)
   std::filesystem::path dump_memory;    // --dump-memory FILE.json: the workspace plan (empty: none)
   std::filesystem::path dump_kernel_plan;  // --dump-kernel-plan FILE.json: the kernel plan (empty: none)

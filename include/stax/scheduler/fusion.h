@@ -45,7 +45,7 @@ enum class Refusal : unsigned char {
   TooManyNodes,        // the fused kernel would have more than max_nodes nodes
   TooManyBuffers,      // ... or read or write more than max_buffers distinct buffers in memory
   LittleSharedData,    // the pair shares fewer bytes than min_shared_bytes
-  PeakMemory,          // horizontal fusion of nodes far apart: lifetimes would grow
+  PeakMemory,          // lifetimes would grow: nodes far apart, or the estimated peak M* rises
   Cycle,               // Proposition 7.1: the merge would close a cycle
 };
 constexpr std::size_t kRefusalCount = 9;
@@ -82,6 +82,17 @@ struct FusionOptions {
   std::size_t max_buffers = 32;      // distinct buffers a fused kernel reads or writes in memory
   uint64_t min_shared_bytes = 1;     // a pair must share at least this many bytes
   int64_t max_horizontal_distance = 64;  // peak-memory guard (see Refusal::PeakMemory)
+  // A pointwise kernel's loops split to meet another kernel's outer loops, so that a value every
+  // user of which lands in one kernel is computed there, once per element, instead of being
+  // written to memory (example 7.2's exp with its sum and amax: one pass per row). false: the
+  // chapter's CPU rules as written (example 7.2 stores exp; --fusion-rules chapter).
+  bool split_pointwise = true;
+  // Memory-aware fusion (§7.3, M* of Definition 7.5; scheduler/peak.h): a fusion whose kernels
+  // touch at least peak_check_bytes of intermediates is refused (Refusal::PeakMemory) when it
+  // would raise the estimated peak by more than max_peak_growth of it and by at least
+  // peak_check_bytes (four matmul outputs reduced by one kernel: all four live at once).
+  double max_peak_growth = 0.25;
+  uint64_t peak_check_bytes = uint64_t(1) << 20;
   std::size_t pair_window = 64;      // candidates: each node with the next 64 sharing a buffer
 };
 
@@ -194,12 +205,20 @@ std::optional<std::vector<int64_t>> common_refinement(const std::vector<int64_t>
 // The common outer loops of two kernels' outer loops: up to the largest iteration count at
 // which both have a loop boundary, the loops of either split to the boundaries of both
 // ((16, 1024) and (16384,) -> (16, 1024); (64,) and (64, 128) -> (64,)). Nothing when they share
-// no boundary (example 7.2: (8192,) and (64,)) or the boundaries are no chain of divisors.
-std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// no boundary (example 7.2 under the chapter's rules: (8192,) and (64,)) or the boundaries are no
+// chain of divisors. A nest that splits (`a_splits`, `b_splits`: a pointwise kernel, whose loops
+// are all outer ones) also has a boundary wherever one of its loops can be split to meet the
+// other's ((8192,) and (64,) -> (64,), the first split as (64, 128)).
+std::optional<std::vector<int64_t>> common_outer(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                                 bool a_splits = false, bool b_splits = false);
+// `sizes` with a loop boundary at `count` iterations: unchanged when it has one, else the loop
+// running across it split in two ((8192,) at 64 -> (64, 128)); nothing when `count` falls inside
+// an iteration of that loop.
+std::optional<std::vector<int64_t>> split_at(const std::vector<int64_t>& sizes, int64_t count);
 // `loops` with its pointwise loops split as `refined` (a refinement of loops.x).
 NodeLoops refine_loops(const NodeLoops& loops, const std::vector<int64_t>& refined);
-// `loops` with its leading pointwise loops, as many as make product(prefix) iterations, split
-// as `prefix`.
+// `loops` with its leading pointwise loops, as many as make product(prefix) iterations (a loop
+// across that count split first, see split_at), split as `prefix`.
 NodeLoops refine_prefix(const NodeLoops& loops, const std::vector<int64_t>& prefix);
 
 }  // namespace stax::scheduler

@@ -31,7 +31,7 @@ typedef struct stax_layout {
 
 
 /* The workspace NAME_run needs, for callers that reserve it statically. */
-#define bench_exp_sum_amax_WORKSPACE_SIZE ((size_t)67108864)
+#define bench_exp_sum_amax_WORKSPACE_SIZE ((size_t)0)
 #define bench_exp_sum_amax_WORKSPACE_ALIGNMENT ((size_t)64)
 #define bench_exp_sum_amax_NUM_INPUTS 1
 #define bench_exp_sum_amax_NUM_OUTPUTS 2

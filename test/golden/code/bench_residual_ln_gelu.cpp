@@ -3042,60 +3042,43 @@ namespace stax_bench_residual_ln_gelu_model {
 
 constexpr std::size_t kWorkspaceSize = 0;
 
-// kernel op0 (pointwise): computes h
+// kernel op0_op1_op2_op3_op4 (outer_loop_fused): computes h, mu, d, var#0, var, rstd#0, rstd, n#0, n#1, n, c#0, c, y#0, y#1, y
 //   op0 buf4: float32[4096, 4096], pointwise; computes h
-void kernel_op0(const float* x, const float* residual, float* buf4) {
-  using ISA = stax_rt::IsaNative;
-  constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
-  for (int64_t b0 = 0; b0 < 4096; ++b0) {
-    const int64_t e0 = b0 * 4096 + 4096 < 16777216 ? b0 * 4096 + 4096 : 16777216;
-    const int64_t s0 = b0 * 4096 + stax_rt::aligned_start(buf4 + b0 * 4096, e0 - b0 * 4096);
-    for (int64_t x0 = b0 * 4096; x0 < s0; ++x0) {
-      buf4[x0] = x[x0] + residual[x0];
-    }
-    for (int64_t x0 = s0; x0 < s0 + (e0 - s0) / W * W; x0 += W) {
-      (stax_rt::Vec<float, ISA>::loadu(x + (x0)) + stax_rt::Vec<float, ISA>::loadu(residual + (x0))).stream(buf4 + (x0));
-    }
-    for (int64_t x0 = s0 + (e0 - s0) / W * W; x0 < e0; ++x0) {
-      buf4[x0] = x[x0] + residual[x0];
-    }
-    stax_rt::stream_fence();
-  }
-}
-
-// kernel op1_op2_op3_op4 (outer_loop_fused): computes mu, d, var#0, var, rstd#0, rstd, n#0, n#1, n, c#0, c, y#0, y#1, y
 //   op1 buf5: float32[4096, 1], reduction sum; computes mu (kept in a local)
 //   op2 buf6: float32[4096, 1], reduction sum; computes mu, d, var#0, var (kept in a local)
 //   op3 buf7: float32[4096, 4096], pointwise; computes mu, d, var, rstd#0, rstd, n#0, n#1, n (kept in a local)
 //   op4 buf8: float32[4096, 4096], pointwise; computes c#0, c, y#0, y#1, y
-void kernel_op1_to_op4(const float* buf4, const float* weight, const float* bias, float* buf8) {
+void kernel_op0_to_op4(const float* x, const float* residual, const float* weight, const float* bias, float* buf4, float* buf8) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
 #pragma omp for schedule(static)
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
-    double acc0 = 0.0;
-    stax_rt::Vec<double, ISA> vacc0(0.0);
-    for (int64_t r0 = 0; r0 < 4096 / W * W; r0 += W) {
-      vacc0 = vacc0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf4 + (4096 * x0 + r0)), stax_rt::VecTag<double>());
-    }
-    for (int64_t r0 = 4096 / W * W; r0 < 4096; ++r0) {
-      acc0 += static_cast<double>(buf4[4096 * x0 + r0]);
-    }
-    acc0 += stax_rt::reduce_sum(vacc0);
-    const float buf5 = static_cast<float>(acc0);
     double acc1 = 0.0;
     stax_rt::Vec<double, ISA> vacc1(0.0);
+    for (int64_t x1 = 0; x1 < 4096 / W * W; x1 += W) {
+      (stax_rt::Vec<float, ISA>::loadu(x + (4096 * x0 + x1)) + stax_rt::Vec<float, ISA>::loadu(residual + (4096 * x0 + x1))).storeu(buf4 + (4096 * x0 + x1));
+      const int64_t r0 = x1;
+      vacc1 = vacc1 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf4 + (4096 * x0 + r0)), stax_rt::VecTag<double>());
+    }
+    for (int64_t x1 = 4096 / W * W; x1 < 4096; ++x1) {
+      buf4[4096 * x0 + x1] = x[4096 * x0 + x1] + residual[4096 * x0 + x1];
+      const int64_t r0 = x1;
+      acc1 += static_cast<double>(buf4[4096 * x0 + r0]);
+    }
+    acc1 += stax_rt::reduce_sum(vacc1);
+    const float buf5 = static_cast<float>(acc1);
+    double acc2 = 0.0;
+    stax_rt::Vec<double, ISA> vacc2(0.0);
     for (int64_t r0 = 0; r0 < 4096 / W * W; r0 += W) {
       const stax_rt::Vec<float, ISA> t0 = stax_rt::Vec<float, ISA>::loadu(buf4 + (4096 * x0 + r0)) - (stax_rt::Vec<float, ISA>(buf5) / stax_rt::Vec<float, ISA>(4096.0f));
-      vacc1 = vacc1 + stax_rt::convert(t0 * t0, stax_rt::VecTag<double>());
+      vacc2 = vacc2 + stax_rt::convert(t0 * t0, stax_rt::VecTag<double>());
     }
     for (int64_t r0 = 4096 / W * W; r0 < 4096; ++r0) {
       const float t1 = buf4[4096 * x0 + r0] - (buf5 / 4096.0f);
-      acc1 += static_cast<double>(t1 * t1);
+      acc2 += static_cast<double>(t1 * t1);
     }
-    acc1 += stax_rt::reduce_sum(vacc1);
-    const float buf6 = static_cast<float>(acc1);
+    acc2 += stax_rt::reduce_sum(vacc2);
+    const float buf6 = static_cast<float>(acc2);
     const int64_t next = x0 + 1 < 4096 ? 1 : 0;  // the row prefetched
     const int64_t s0 = stax_rt::aligned_start(buf8 + (4096 * x0), 4096);
     for (int64_t x1 = 0; x1 < s0; ++x1) {
@@ -3104,7 +3087,8 @@ void kernel_op1_to_op4(const float* buf4, const float* weight, const float* bias
       buf8[4096 * x0 + x1] = (buf7 * 0.5f) * (stax_rt::erf(buf7 * 0.70710677f) + 1.0f);
     }
     for (int64_t x1 = s0; x1 < s0 + (4096 - s0) / W * W; x1 += W) {
-      __builtin_prefetch(buf4 + (4096 * x0 + x1) + next * 4096, 0, 2);
+      __builtin_prefetch(x + (4096 * x0 + x1) + next * 4096, 0, 2);
+      __builtin_prefetch(residual + (4096 * x0 + x1) + next * 4096, 0, 2);
       const stax_rt::Vec<float, ISA> t3 = stax_rt::Vec<float, ISA>::loadu(buf4 + (4096 * x0 + x1)) - (stax_rt::Vec<float, ISA>(buf5) / stax_rt::Vec<float, ISA>(4096.0f));
       const stax_rt::Vec<float, ISA> t4 = stax_rt::Vec<float, ISA>(1.0f) / stax_rt::sqrt((stax_rt::Vec<float, ISA>(buf6) / stax_rt::Vec<float, ISA>(4096.0f)) + stax_rt::Vec<float, ISA>(1e-05f));
       const auto buf7 = (((t3 * t4) * stax_rt::Vec<float, ISA>::loadu(weight + (x1))) + stax_rt::Vec<float, ISA>::loadu(bias + (x1)));
@@ -3147,17 +3131,13 @@ int run_model(const void* const* inputs, void* const* outputs, void* workspace) 
   const float* const bias = static_cast<const float*>(inputs[3]);
   float* const buf4 = static_cast<float*>(outputs[0]);
   float* const buf8 = static_cast<float*>(outputs[1]);
-  // 2 adjacent loop kernels in one parallel region; each divides its outer
-  // loops among the threads and ends with a barrier.
   if (stax_rt::run_parallel(67108864, 512)) {
 #pragma omp parallel
     {
-      kernel_op0(x, residual, buf4);
-      kernel_op1_to_op4(buf4, weight, bias, buf8);
+      kernel_op0_to_op4(x, residual, weight, bias, buf4, buf8);
     }
   } else {
-    kernel_op0(x, residual, buf4);
-    kernel_op1_to_op4(buf4, weight, bias, buf8);
+    kernel_op0_to_op4(x, residual, weight, bias, buf4, buf8);
   }
   return STAX_OK;
 }

@@ -3040,49 +3040,38 @@ template <typename T, typename Ix, typename I> inline void argmin_combine(ArgAcc
 namespace {
 namespace stax_example_7_2_model {
 
-constexpr std::size_t kWorkspaceSize = 32768;
+constexpr std::size_t kWorkspaceSize = 0;
 
-// kernel op0 (pointwise): computes e
-//   op0 buf1: float32[64, 128], pointwise; computes e
-void kernel_op0(const float* x, float* buf1) {
-  using ISA = stax_rt::IsaNative;
-  constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
-  for (int64_t b0 = 0; b0 < 2; ++b0) {
-    const int64_t e0 = b0 * 4096 + 4096 < 8192 ? b0 * 4096 + 4096 : 8192;
-    for (int64_t x0 = b0 * 4096; x0 < b0 * 4096 + (e0 - b0 * 4096) / W * W; x0 += W) {
-      stax_rt::exp(stax_rt::Vec<float, ISA>::loadu(x + (x0))).storeu(buf1 + (x0));
-    }
-    for (int64_t x0 = b0 * 4096 + (e0 - b0 * 4096) / W * W; x0 < e0; ++x0) {
-      buf1[x0] = stax_rt::exp(x[x0]);
-    }
-  }
-}
-
-// kernel op1_op2 (horizontal): computes s, m
+// kernel op0_op1_op2 (outer_loop_fused): computes e, s, m
+//   op0 buf1: float32[64, 128], pointwise; computes e (one row at a time, kept in a local array)
 //   op1 buf2: float32[64], reduction sum; computes s
 //   op2 buf3: float32[64], reduction max; computes m
-void kernel_op1_op2(const float* buf1, float* buf2, float* buf3) {
+void kernel_op0_op1_op2(const float* x, float* buf2, float* buf3) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
 #pragma omp for schedule(static)
   for (int64_t x0 = 0; x0 < 64; ++x0) {
-    double acc0 = 0.0;
-    float acc1 = -stax_rt::inf<float>();
-    stax_rt::Vec<double, ISA> vacc0(0.0);
-    stax_rt::Vec<float, ISA> vacc1(-stax_rt::inf<float>());
-    for (int64_t r0 = 0; r0 < 128 / W * W; r0 += W) {
-      vacc0 = vacc0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf1 + (128 * x0 + r0)), stax_rt::VecTag<double>());
-      vacc1 = stax_rt::maximum(vacc1, stax_rt::Vec<float, ISA>::loadu(buf1 + (128 * x0 + r0)));
+    alignas(64) float buf1[128];
+    double acc1 = 0.0;
+    float acc2 = -stax_rt::inf<float>();
+    stax_rt::Vec<double, ISA> vacc1(0.0);
+    stax_rt::Vec<float, ISA> vacc2(-stax_rt::inf<float>());
+    for (int64_t x1 = 0; x1 < 128 / W * W; x1 += W) {
+      stax_rt::exp(stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + x1))).storeu(buf1 + (x1));
+      const int64_t r0 = x1;
+      vacc1 = vacc1 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf1 + (r0)), stax_rt::VecTag<double>());
+      vacc2 = stax_rt::maximum(vacc2, stax_rt::Vec<float, ISA>::loadu(buf1 + (r0)));
     }
-    for (int64_t r0 = 128 / W * W; r0 < 128; ++r0) {
-      acc0 += static_cast<double>(buf1[128 * x0 + r0]);
-      acc1 = stax_rt::maximum<float>(acc1, buf1[128 * x0 + r0]);
+    for (int64_t x1 = 128 / W * W; x1 < 128; ++x1) {
+      buf1[x1] = stax_rt::exp(x[128 * x0 + x1]);
+      const int64_t r0 = x1;
+      acc1 += static_cast<double>(buf1[r0]);
+      acc2 = stax_rt::maximum<float>(acc2, buf1[r0]);
     }
-    acc0 += stax_rt::reduce_sum(vacc0);
-    acc1 = stax_rt::maximum<float>(acc1, stax_rt::reduce_max(vacc1));
-    buf2[x0] = static_cast<float>(acc0);
-    buf3[x0] = acc1;
+    acc1 += stax_rt::reduce_sum(vacc1);
+    acc2 = stax_rt::maximum<float>(acc2, stax_rt::reduce_max(vacc2));
+    buf2[x0] = static_cast<float>(acc1);
+    buf3[x0] = acc2;
   }
 }
 
@@ -3101,23 +3090,17 @@ const stax_rt::TensorSpec kOutputSpecs[2] = {
 // The wrapper (§8.5): buffer pointers, the kernels in order, then the outputs that no
 // kernel writes (inputs, constants and repeats) copied into place.
 int run_model(const void* const* inputs, void* const* outputs, void* workspace) {
-  stax_rt::Workspace ws(workspace, kWorkspaceSize);
-  if (ws.failed()) return STAX_ERR_OUT_OF_MEMORY;
+  (void)workspace;
   const float* const x = static_cast<const float*>(inputs[0]);
-  float* const buf1 = ws.at<float>(0);
   float* const buf2 = static_cast<float*>(outputs[0]);
   float* const buf3 = static_cast<float*>(outputs[1]);
-  // 2 adjacent loop kernels in one parallel region; each divides its outer
-  // loops among the threads and ends with a barrier.
   if (stax_rt::run_parallel(16384, 512)) {
 #pragma omp parallel
     {
-      kernel_op0(x, buf1);
-      kernel_op1_op2(buf1, buf2, buf3);
+      kernel_op0_op1_op2(x, buf2, buf3);
     }
   } else {
-    kernel_op0(x, buf1);
-    kernel_op1_op2(buf1, buf2, buf3);
+    kernel_op0_op1_op2(x, buf2, buf3);
   }
   return STAX_OK;
 }

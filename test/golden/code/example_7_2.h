@@ -31,7 +31,7 @@ typedef struct stax_layout {
 
 
 /* The workspace NAME_run needs, for callers that reserve it statically. */
-#define example_7_2_WORKSPACE_SIZE ((size_t)32768)
+#define example_7_2_WORKSPACE_SIZE ((size_t)0)
 #define example_7_2_WORKSPACE_ALIGNMENT ((size_t)64)
 #define example_7_2_NUM_INPUTS 1
 #define example_7_2_NUM_OUTPUTS 2
