@@ -314,7 +314,10 @@ Expr Lowerer::compute_node(ValueId v, const Coords& coords, BodyCtx& ctx) {
       return ir::cast(value_at(n.args.at(0).value, coords, ctx), dt);
     case OpCategory::View:
     case OpCategory::Composite:
-    case OpCategory::Matmul: break;
+    case OpCategory::Matmul:
+    case OpCategory::Conv:
+    case OpCategory::Pool:
+    case OpCategory::Indexing: break;
   }
   STAX_ASSERT(false, "no pointwise body for '" + n.name + "'");
   return Expr();

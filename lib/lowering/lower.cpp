@@ -342,6 +342,11 @@ ir::Program Lowerer::run() {
       case OpCategory::Concat:
       case OpCategory::Pad: break;
       case OpCategory::Composite: STAX_ASSERT(false, "composite op in lowering");
+      case OpCategory::Conv:
+      case OpCategory::Pool:
+      case OpCategory::Indexing:
+        throw UserError("node '" + v.name + "': " + std::string(graph::op_name(v.op)) +
+                        " is not supported by code generation yet");
     }
     // Pointwise values, and the pointwise epilogues of mean/var/std/logsumexp and of
     // reductions over no dims, are inlined unless a rule says to store them.

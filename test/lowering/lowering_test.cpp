@@ -463,5 +463,19 @@ TEST(Lowering, CompositesNeedExpansion) {
   EXPECT_THROW(lower(graph::parse_graph(json)), InternalError);
 }
 
+TEST(Lowering, ConvolutionsAreNotLoweredYet) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 5, 5]},
+                             {"name": "w", "dtype": "float32", "shape": [3, 2, 3, 3]}])",
+                         R"([{"name": "c", "op": "conv2d", "args": ["x", "w"]}])", R"(["c"])");
+  try {
+    lower(g);
+    FAIL() << "conv2d lowered";
+  } catch (const InternalError& e) {
+    FAIL() << e.what();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "node 'c': conv2d is not supported by code generation yet");
+  }
+}
+
 }  // namespace
 }  // namespace stax::lowering
