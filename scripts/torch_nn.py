@@ -18,8 +18,7 @@ import torch.nn.functional as F
 NAN, INF = float("nan"), float("inf")
 
 # Ops that code generation does not lower yet: their cases check `validate` and `interpret`.
-NOT_LOWERED = {"conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "embedding",
-               "index_select", "gather"}
+NOT_LOWERED = {"conv1d", "conv2d"}
 WINDOW_OPS = {"conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"}
 DATA_FLOAT_ONLY = WINDOW_OPS | {"batch_norm", "embedding", "index_select", "gather"}
 
@@ -221,7 +220,11 @@ def indexing_cases(ctx):
             [node("index_select", "x", "i", dim=1)], index_error=True)
         add("indexing", f"index_select {dt} negative", {"x": x, "i": np.array([-2], dt)},
             [node("index_select", "x", "i", dim=0)], index_error=True)
-    add("indexing", "index_select 0-d input", {"x": np.array(2.5, np.float32), "i": np.array([0, 0], np.int64)},
+    add("indexing", "index_select 0-d input", {"x": np.array(2.5, np.float32), "i": np.array([0], np.int64)},
+        [node("index_select", "x", "i", dim=0)])
+    add("indexing", "index_select 0-d input out of range", {"x": np.array(2.5, np.float32), "i": np.array([1], np.int64)},
+        [node("index_select", "x", "i", dim=0)], index_error=True)
+    add("indexing", "index_select rejects two indices of a 0-d input", {"x": np.array(2.5, np.float32), "i": np.array([0, 0], np.int64)},
         [node("index_select", "x", "i", dim=0)])
     x = sprinkled(ctx, "float32", [4, 5, 3], "gat")
     for d in [0, 1, 2, -2]:
@@ -330,6 +333,10 @@ def t_op(op, args, at, Rejected):
     if op == "embedding":
         return F.embedding(args[1], x)
     if op == "index_select":
+        if x.dim() == 0 and args[1].numel() != 1:
+            # 2.x: "Index to scalar can have only 1 value"; 1.13 writes every pick into the
+            # one element (a heap overflow).
+            raise Rejected("index_select of a 0-d tensor takes one index")
         return torch.index_select(x, at["dim"], args[1])
     if op == "gather":
         return torch.gather(x, at["dim"], args[1])
@@ -369,12 +376,15 @@ def rule_violation(op, args, at):
 # Tolerance of float accumulations.
 
 def tolerance(c, env):
-    """Per-element allowance of a one-node case whose op accumulates (a convolution, an average
-    pool): 2 K u sum |a||b| (PyTorch's own rounding and the generated code's), else None."""
+    """Per output, the per-element allowance of a one-node case whose op accumulates (a
+    convolution, an average pool): 2 K u sum |a||b| (PyTorch's own rounding and the generated
+    code's) for the node's output, None for any other output; None for other cases."""
     if len(c.nodes) != 1 or c.nodes[0]["op"] not in ("conv1d", "conv2d", "avg_pool2d", "adaptive_avg_pool2d"):
         return None
     n = c.nodes[0]
-    args = [env[a] if isinstance(a, str) else None for a in n["args"]]
+    if not all(a is None or (isinstance(a, str) and a in env) for a in n["args"]):
+        return None          # an inline argument: compared within RTOL and ATOL only
+    args = [env[a] if a is not None else None for a in n["args"]]
     x = args[0]
     if not x.is_floating_point():
         return None
@@ -391,4 +401,4 @@ def tolerance(c, env):
         bound = t_op("avg_pool2d", [ax], at, Exception) * k * u
     else:
         bound = t_op("adaptive_avg_pool2d", [ax], at, Exception) * x.shape[-1] * x.shape[-2] * u
-    return [2 * bound.numpy()]
+    return [2 * bound.numpy() if o == n["name"] else None for o in c.outputs]

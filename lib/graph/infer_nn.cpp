@@ -56,8 +56,11 @@ void infer_index_select(const NodeCtx& c, Value& v) {
     c.site.fail(c.arg_path(1), "the index of index_select is 1-d, got " + shape_str(index.shape));
   v.attrs.dim = read_dim(c, x);
   v.shape = x.shape;
-  // A 0-d input has one element along its dim 0, and stays 0-d (as PyTorch's index_select).
-  if (!x.shape.empty()) v.shape[static_cast<std::size_t>(v.attrs.dim)] = index.shape[0];
+  if (!x.shape.empty()) {
+    v.shape[static_cast<std::size_t>(v.attrs.dim)] = index.shape[0];
+  } else if (index.shape[0] != 1) {  // a 0-d input stays 0-d: one index (PyTorch 2.x)
+    c.site.fail(c.arg_path(1), "the index of a 0-d input has 1 element, got " + shape_str(index.shape));
+  }
   v.dtype = v.compute_dtype = x.dtype;
 }
 

@@ -50,15 +50,14 @@ Tensor eval_embedding(const Context& ctx, const graph::Value& node) {
   return out;
 }
 
-// out[o, k, i] = x[o, index[k], i] with x seen as [outer, size, inner] around `dim`. A 0-d x
-// stays 0-d: every index must be 0.
+// out[o, k, i] = x[o, index[k], i] with x seen as [outer, size, inner] around `dim` (a 0-d x
+// as [1, 1, 1], its one index 0).
 Tensor eval_index_select(const Context& ctx, const graph::Value& node) {
   const Tensor& x = ctx.arg(node, 0);
   const Tensor& index = ctx.arg(node, 1);
   const Split s = split_at(x.shape(), node.attrs.dim);
-  const int64_t count = x.shape().empty() ? 1 : index.numel();
+  const int64_t count = index.numel();
   Tensor out(node.dtype, node.shape);
-  for (int64_t k = count; k < index.numel(); ++k) checked_index(node, index, k, 1, 0);
   for (int64_t k = 0; k < count; ++k) {
     const int64_t pick = checked_index(node, index, k, s.size, node.attrs.dim);
     for (int64_t o = 0; o < s.outer; ++o)

@@ -403,7 +403,8 @@ TEST(Generate, LargeLoopsRunInParallel) {
                                  "  for (int64_t x0 = 0; x0 < 4; ++x0) {\n"
                                  "    for (int64_t x1 = 0; x1 < 5; ++x1) {\n"
                                  "      for (int64_t x2 = 0; x2 < 20000; ++x2) {")) << c.source;
-  EXPECT_TRUE(contains(c.source, "if (kernel_op0(a, buf4) != 0) return STAX_ERR_DIV_BY_ZERO;")) << c.source;
+  EXPECT_TRUE(contains(c.source, "if (const int failed = kernel_op0(a, buf4)) return stax_rt::kernel_error(failed);"))
+      << c.source;
   // 500 iterations: too few for two threads' chunks of 512, no OpenMP at all.
   EXPECT_TRUE(contains(c.source, "void kernel_op2(const float* d, float* buf6) {\n"
                                  "  for (int64_t x0 = 0; x0 < 500; ++x0) {")) << c.source;

@@ -15,5 +15,6 @@ std::vector<Case> reduction_cases();          // reductions, argmax/argmin, scan
 std::vector<Case> view_cases();               // views of views, cat, pad
 std::vector<Case> composite_matmul_cases();   // composites, matmul, attention
 std::vector<Case> interface_cases();          // outputs, constants, names, 0-d, division by zero
+std::vector<Case> nn_cases();                 // pools, indexing (and its errors), batch_norm, activations
 
 }  // namespace stax::e2e

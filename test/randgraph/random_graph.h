@@ -94,12 +94,10 @@ struct RandomGraph {
   std::vector<std::string> ops;
 };
 
-// `options` without the families code generation does not lower yet (convolutions, pooling and
-// indexing are validated and interpreted only): what tests that compile graphs generate.
+// `options` without the family code generation does not lower yet (convolutions are validated
+// and interpreted only): what tests that compile graphs generate.
 inline RandomGraphOptions lowerable(RandomGraphOptions options) {
   options.conv = false;
-  options.pooling = false;
-  options.indexing = false;
   return options;
 }
 

@@ -154,8 +154,8 @@ bool gen_indexing(Gen& g, const std::string& op) {
   const auto d = static_cast<std::size_t>(norm_dim(dim, std::max(r, 1)));
   const int64_t size = r == 0 ? 1 : x.shape[d];
   Shape is, out = x.shape;
-  if (op == "index_select") {
-    is = {g.rng.range(1, g.opt.max_dim)};
+  if (op == "index_select") {  // a 0-d x takes one index
+    is = {r == 0 ? 1 : g.rng.range(1, g.opt.max_dim)};
     if (r > 0) out[d] = is[0];
   } else {  // gather: any size along dim, at most x's elsewhere
     is = x.shape;
