@@ -27,10 +27,6 @@ struct Addressed {
   int64_t stride = 0;
 };
 
-}  // namespace
-
-namespace {
-
 // The address of `x` at `coords` (entry `dim` is the position, extent `extent`), found by
 // following x's views to its stored root with the position as a loop variable c0 of its own.
 std::optional<Addressed> address(const Lowerer& l, ValueId x, Coords coords, std::size_t dim, int64_t extent,

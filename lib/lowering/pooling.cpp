@@ -10,8 +10,8 @@
 //   adaptive_avg_pool2d  Sum over the window [floor(i L / out), ceil((i + 1) L / out)), as long
 //                        as the longest window with a mask past the shorter ones, then / size
 #include <algorithm>
-#include <cmath>
 #include <limits>
+#include <vector>
 
 #include "lowering_impl.h"
 #include "stax/ir/simplify.h"
