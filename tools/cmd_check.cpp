@@ -54,8 +54,9 @@ void add_check_command(CLI::App& app) {
   cmd->footer(
       "Floats match when |got - expected| <= atol + rtol * |expected| (NaN matches NaN, an\n"
       "infinity the same infinity); ints and bools must be equal. Prints one line per output with\n"
-      "the worst error. An integer division by zero must be reported by both sides. Exit status 0\n"
-      "when everything matches, 3 when anything differs or the generated code fails to build.\n"
+      "the worst error. An integer division by zero or an index out of range must be reported by\n"
+      "both sides. Exit status 0 when everything matches, 3 when anything differs or the\n"
+      "generated code fails to build.\n"
       "\n"
       "Examples:\n"
       "  staxc check samples/softmax.json\n"

@@ -69,7 +69,7 @@ void add_interpret_command(CLI::App& app) {
       "its dtype.\n"
       "\n"
       "Nothing is written when the graph is invalid (exit 2) or the evaluation fails, e.g. on\n"
-      "an integer division by zero (exit 3).\n"
+      "an integer division by zero or an index out of range (exit 3).\n"
       "\n"
       "Examples:\n"
       "  staxc interpret samples/softmax.json --output-dir out/softmax\n"

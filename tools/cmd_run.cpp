@@ -61,8 +61,9 @@ void add_run_command(CLI::App& app) {
   cmd->footer(
       "Inputs not given with --input are generated as 'staxc interpret' does, so the two\n"
       "commands see the same data for the same seed. The compiler's messages are shown when the\n"
-      "generated code fails to build (exit 3); an integer division by zero in the generated\n"
-      "code also exits with status 3. Nothing is written unless the run completes.\n"
+      "generated code fails to build (exit 3); an integer division by zero or an index out of\n"
+      "range in the generated code also exits with status 3. Nothing is written unless the run\n"
+      "completes.\n"
       "\n"
       "Examples:\n"
       "  staxc run samples/softmax.json --output-dir out/softmax\n"

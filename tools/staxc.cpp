@@ -48,9 +48,9 @@ std::string top_level_footer(const CLI::App& app) {
   for (const CommandEntry& c : kCommands) s += std::string("  ") + c.example + "\n";
   s += "\n"
        "Exit status: 0 success; 1 usage or I/O error (bad flags, missing or invalid .npy,\n"
-       "unreadable file); 2 invalid graph; 3 run-time failure (integer division by zero,\n"
-       "generated code that fails to build or run, a check mismatch); 4 internal error of\n"
-       "staxc. Errors are one line on stderr: 'staxc: error: ...'.\n"
+       "unreadable file); 2 invalid graph; 3 run-time failure (integer division by zero, an\n"
+       "index out of range, generated code that fails to build or run, a check mismatch);\n"
+       "4 internal error of staxc. Errors are one line on stderr: 'staxc: error: ...'.\n"
        "\n"
        "Run 'staxc COMMAND --help' for the options of a command and more examples, or\n"
        "'staxc --help-all' for all of them. SPDLOG_LEVEL=debug shows debug logging.";

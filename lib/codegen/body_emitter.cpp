@@ -39,12 +39,6 @@ std::string atom_cxx(const ir::Index& e, bool parenthesize) {
 
 bool is_float(DType dt) { return is_floating(dt); }
 
-bool is_checked_division(const Expr& e) {
-  const bool division =
-      e.op() == ExprOp::FloorDiv || e.op() == ExprOp::TruncDiv || e.op() == ExprOp::Remainder;
-  return division && !is_float(e.dtype());
-}
-
 // Expressions that are already a name or a literal and never need a temporary.
 bool is_leaf_text(const Expr& e) { return e.op() == ExprOp::Constant; }
 
@@ -98,11 +92,7 @@ BodyEmitter::BodyEmitter(std::function<std::string(ir::BufferId)> buffer_name,
     : buffer_name_(std::move(buffer_name)), index_text_(std::move(index_text)),
       sections_(sections), temp_counter_(temp_counter) {}
 
-bool BodyEmitter::has_checked_division(const Expr& root) {
-  for (const Expr& e : ir::topo_order(root))
-    if (is_checked_division(e)) return true;
-  return false;
-}
+bool BodyEmitter::has_checked_division(const Expr& root) { return ir::may_fail(root); }
 
 std::string BodyEmitter::emit(const Expr& root, CodeWriter& out) {
   uses_.clear();
@@ -220,6 +210,15 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
         if (!local.empty()) return local;
       }
       return buffer_name_(e.buffer()) + "[" + bare(index_text_(e.index())) + "]";
+    case ExprOp::IndirectLoad: {
+      // buf[base + stride * p], p checked (0, inside the data, when out of range).
+      sections_.insert("index");
+      fallible_ = true;
+      const std::string p = "stax_rt::checked_index(" + bare(a[0]) + ", " + std::to_string(e.extent()) + ", err)";
+      const std::string base = bare(index_text_(e.index()));
+      const std::string step = e.stride() == 1 ? p : std::to_string(e.stride()) + " * " + p;
+      return buffer_name_(e.buffer()) + "[" + (base == "0" ? step : base + " + " + step) + "]";
+    }
     case ExprOp::Constant: return literal_text(e);
     case ExprOp::IndexValue: {
       std::string idx = index_text_(e.index());

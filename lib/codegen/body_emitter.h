@@ -3,7 +3,7 @@
 // a node used more than once (or whose text grows long) becomes a `const T tN = ...;` temporary.
 // Masked nodes evaluate their body only where the mask holds (an if-block, or `?:` when the body
 // needs no statement), Where evaluates both branches, and integer divisions report a zero divisor
-// through the kernel's `err` variable.
+// (and indexed loads a position out of range) through the kernel's `err` variable.
 #pragma once
 
 #include <functional>
@@ -37,10 +37,12 @@ class BodyEmitter {
     local_load_ = std::move(local);
   }
 
-  // True once a checked (integer) division has been emitted: the kernel needs `int err`.
+  // True once a checked (integer) division or indexed load has been emitted: the kernel needs
+  // `int err`.
   bool fallible() const { return fallible_; }
 
-  // True if the expression contains an integer division that checks its divisor.
+  // True if the expression may set the error flag: an integer division that checks its divisor
+  // or an indexed load that checks its position (ir::may_fail).
   static bool has_checked_division(const ir::Expr& root);
 
  private:

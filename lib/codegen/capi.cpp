@@ -134,8 +134,10 @@ std::string header_text(const ModelLayout& m) {
       "   returning) or " + N + "_WORKSPACE_SIZE bytes aligned to " + N + "_WORKSPACE_ALIGNMENT, used\n"
       "   during the call only; repeated calls should pass one, since with NULL each call allocates\n"
       "   it anew (one of tens of MiB is mapped and has its pages faulted in by every call).\n"
-      "   Returns STAX_OK, STAX_ERR_DIV_BY_ZERO (an integer division or remainder by zero; the\n"
-      "   outputs are then unspecified) or STAX_ERR_OUT_OF_MEMORY.\n"
+      "   Returns STAX_OK, STAX_ERR_DIV_BY_ZERO (an integer division or remainder by zero),\n"
+      "   STAX_ERR_INDEX_OUT_OF_RANGE (an index of embedding, index_select or gather outside its\n"
+      "   dim; the outputs are then unspecified, but nothing outside the buffers is read) or\n"
+      "   STAX_ERR_OUT_OF_MEMORY.\n"
       "   Reentrant: calls may run at the same time on different buffers. */",
       "/* " + N + "_run after checking every argument against what the code was compiled for, as\n"
       "   the chapter's assert_size_stride (§8.5): the counts, each tensor's dtype, shape and\n"

@@ -63,7 +63,7 @@ std::string call_text(const ModelLayout& m, const KernelCode& k) {
   std::string args;
   for (ir::BufferId id : k.params) args += (args.empty() ? "" : ", ") + m.names[static_cast<std::size_t>(id)];
   const std::string call = k.function + "(" + args + ")";
-  if (k.fallible) return "if (" + call + " != 0) return STAX_ERR_DIV_BY_ZERO;";
+  if (k.fallible) return "if (const int failed = " + call + ") return stax_rt::kernel_error(failed);";
   return call + ";";
 }
 

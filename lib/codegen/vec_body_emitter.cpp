@@ -79,6 +79,9 @@ VecBodyEmitter::VecBodyEmitter(std::function<std::string(ir::BufferId)> buffer_n
 
 std::string VecBodyEmitter::why_not(const Expr& body) const {
   for (const Expr& e : ir::topo_order(body)) {
+    // A gather of positions read from data: left to the scalar loop.
+    if (e.op() == ExprOp::IndirectLoad)
+      return "indexed load of " + buffer_name_(e.buffer()) + " (positions read from data)";
     if (e.op() != ExprOp::Load) continue;
     const std::optional<int64_t> stride = lane_stride(rewrite_(e.index()), inner_);
     if (stride && (*stride == 0 || *stride == 1)) continue;
@@ -337,6 +340,7 @@ std::string VecBodyEmitter::op_text(const Expr& e, const std::vector<std::string
     case ExprOp::Ge: return infix(">=");
     case ExprOp::Where: return call("where");
     case ExprOp::Masked: break;  // masked_text
+    case ExprOp::IndirectLoad: break;  // refused by why_not
   }
   internal_error(__FILE__, __LINE__, "op_text of " + std::string(ir::expr_op_name(e.op())));
 }

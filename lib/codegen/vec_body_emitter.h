@@ -11,7 +11,8 @@
 // Lanes. Lane l is the iteration at `inner` = (the value of the kernel's variable of `inner`) + l.
 // Loads are vector loads where the index steps by 1 from lane to lane and broadcasts where it does
 // not depend on `inner`; anything else (a transposed or strided read) is refused by why_not,
-// since the 2-D tiled form reads it better than W scalar loads. Index values step by any amount,
+// since the 2-D tiled form reads it better than W scalar loads; so is an indexed load (positions
+// read from data), left to the scalar loop. Index values step by any amount,
 // or are computed lane by lane when `inner` sits inside a // or %.
 //
 // Masked nodes (cat, pad) never read an address the scalar code would not read. Their body runs

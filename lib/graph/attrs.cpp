@@ -276,7 +276,20 @@ std::vector<std::string_view> allowed_attrs(Op op) {
     case OpCategory::Composite:
       if (op == Op::Softmax || op == Op::LogSoftmax) return {"dim"};
       if (op == Op::LayerNorm || op == Op::RmsNorm) return {"normalized_shape", "eps"};
-      return {};
+      if (op == Op::BatchNorm) return {"eps", "training"};
+      if (op == Op::Softplus) return {"beta", "threshold"};
+      if (op == Op::Elu) return {"alpha"};
+      return {};  // linear, hardswish, hardsigmoid
+    case OpCategory::Conv: return {"stride", "padding", "dilation", "groups"};
+    case OpCategory::Pool:
+      if (op == Op::MaxPool2d) return {"kernel_size", "stride", "padding", "dilation", "ceil_mode"};
+      if (op == Op::AvgPool2d)
+        return {"kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                "divisor_override"};
+      return {"output_size"};
+    case OpCategory::Indexing:
+      if (op == Op::Embedding) return {};
+      return {"dim"};
   }
   return {};
 }

@@ -1,5 +1,5 @@
-// Constant data: `data` (flat row-major list), `file` (raw little-endian bytes) or `fill`
-// (graph-format.md "Constants are typed strictly").
+// Constant data: `data` (flat row-major list), `file` (raw little-endian bytes, from an optional
+// `offset`) or `fill` (graph-format.md "Constants are typed strictly", "offset").
 #include "frontend_impl.h"
 
 #include <bit>
@@ -57,8 +57,10 @@ void store(Tensor& t, int64_t i, const Scalar& v) {
   }
 }
 
-Tensor read_file(const Site& s, const std::string& name, DType dt, const Shape& shape,
-                 const std::string& base_dir) {
+// The bytes of a `file` constant: the constant's size from byte `offset` on (the file may hold
+// more, as a weights file shared by many constants does).
+Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType dt,
+                 const Shape& shape, const std::string& base_dir) {
   if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
   std::filesystem::path path = std::filesystem::path(base_dir) / name;
   std::string shown = printable(path.string());
@@ -66,26 +68,42 @@ Tensor read_file(const Site& s, const std::string& name, DType dt, const Shape& 
   if (!std::filesystem::is_regular_file(path, ec))
     s.fail(".file", "constant file '" + shown + "' does not exist or is not a file");
   Tensor t(dt, shape);
-  auto expected = static_cast<std::uintmax_t>(t.nbytes());
+  auto needed = static_cast<std::uintmax_t>(t.nbytes());
   std::uintmax_t actual = std::filesystem::file_size(path, ec);
   if (ec) s.fail(".file", "cannot read constant file '" + shown + "'");
-  if (actual != expected)
-    s.fail(".file", "constant file '" + shown + "' has " + std::to_string(actual) +
-                        " bytes; " + std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
-                        std::to_string(expected) + (actual < expected ? " (file too short)" : ""));
+  const auto start = static_cast<std::uintmax_t>(offset);
+  if (start > actual || actual - start < needed) {
+    std::string at = offset == 0 ? "" : " from offset " + std::to_string(offset);
+    s.fail(offset == 0 ? ".file" : ".offset",
+           "constant file '" + shown + "' has " + std::to_string(actual) + " bytes; " +
+               std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
+               std::to_string(needed) + at + " (file too short)");
+  }
   std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
   in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
   if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
-    s.fail(".file", "cannot read " + std::to_string(expected) + " bytes from '" + shown + "'");
+    s.fail(".file", "cannot read " + std::to_string(needed) + " bytes from '" + shown + "'");
   if (dt == DType::Bool) {
     for (std::size_t i = 0; i < t.nbytes(); ++i)
       if (t.data()[i] > 1)
-        s.fail(".file", "byte " + std::to_string(i) + " of bool constant file '" + shown +
-                            "' is " + std::to_string(t.data()[i]) + " (expected 0 or 1)");
+        s.fail(".file", "byte " + std::to_string(static_cast<std::uintmax_t>(offset) + i) +
+                            " of bool constant file '" + shown + "' is " +
+                            std::to_string(t.data()[i]) + " (expected 0 or 1)");
   }
   // The file is little-endian, as is every machine staxc runs on (x86-64).
   static_assert(std::endian::native == std::endian::little, "big-endian hosts are unsupported");
   return t;
+}
+
+// `offset`: only beside `file`, an int >= 0 (graph-format.md "offset").
+int64_t read_offset(const Site& s, const Json& obj, bool has_file) {
+  const Json* j = obj.find("offset");
+  if (j == nullptr || j->is_null()) return 0;
+  if (!has_file) s.fail(".offset", "'offset' stands only beside 'file'");
+  int64_t offset = read_int(s, *j, ".offset");
+  if (offset < 0) s.fail(".offset", "offset must be >= 0, got " + std::to_string(offset));
+  return offset;
 }
 
 }  // namespace
@@ -109,7 +127,9 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
     s.fail(".shape", "constant of " + std::to_string(bytes) + " bytes is larger than the limit of " +
                          std::to_string(kMaxConstantBytes) + " bytes");
 
-  if (file != nullptr) return read_file(s, read_string(s, *file, ".file"), dt, shape, base_dir);
+  const int64_t offset = read_offset(s, obj, file != nullptr);
+  if (file != nullptr)
+    return read_file(s, read_string(s, *file, ".file"), offset, dt, shape, base_dir);
 
   Tensor t(dt, shape);
   if (fill != nullptr) {

@@ -4,7 +4,14 @@
 //   layer_norm(x)  = (x - mean) * rsqrt(mean((x - mean)^2) + eps) [* weight] [+ bias]
 //   rms_norm(x)    = x * rsqrt(mean(x * x) + eps) [* weight]   (PyTorch 2.4)
 //   linear(x, w)   = matmul(x, transpose(w)) [+ bias]
-// Reductions are over the composite's dims with keepdim, so the results broadcast back.
+//   batch_norm(x)  = x * alpha + beta with alpha = rsqrt(var + eps) [* weight] and
+//                    beta = [bias] - mean * alpha (0 - ... without bias), the [C] values
+//                    reshaped to [C, 1, ...] to broadcast over dim 1 (the inference form)
+//   hardswish(x)   = x * min(max(x + 3, 0), 6) / 6;  hardsigmoid(x) = min(max(x + 3, 0), 6) / 6
+//   softplus(x)    = where(x * beta > threshold, x, log1p(exp(x * beta)) / beta)
+//   elu(x)         = where(x < 0, expm1(x) * alpha, x)
+// (PyTorch's CPU kernels' formulas, in their order of operations.) Reductions are over the
+// composite's dims with keepdim, so the results broadcast back.
 #include "stax/graph/frontend.h"
 
 #include <set>
@@ -29,6 +36,10 @@ class Expander {
     if (orig_.op == Op::LayerNorm) return layer_norm(args);
     if (orig_.op == Op::RmsNorm) return rms_norm(args);
     if (orig_.op == Op::Linear) return linear(args);
+    if (orig_.op == Op::BatchNorm) return batch_norm(args);
+    if (orig_.op == Op::Hardswish || orig_.op == Op::Hardsigmoid) return hard(args[0].value);
+    if (orig_.op == Op::Softplus) return softplus(args[0].value);
+    if (orig_.op == Op::Elu) return elu(args[0].value);
     STAX_ASSERT(false, "expand of a non-composite op");
     return kNoValue;
   }
@@ -100,6 +111,14 @@ class Expander {
     return add(op, {Arg::of_value(a), b}, Attrs{}, dt, dt, shape, last);
   }
 
+  // A comparison of x with a float literal: bool, computed in x's dtype.
+  ValueId compare(Op op, ValueId x, double c) {
+    DType dt = at(x).dtype;
+    return add(op, {Arg::of_value(x), flt(c)}, Attrs{}, DType::Bool, dt, at(x).shape, false);
+  }
+
+  static Arg flt(double v) { return Arg::of_scalar(Scalar::of_float(v)); }
+
   std::vector<int64_t> last_dims(std::size_t count) const {
     std::vector<int64_t> dims;
     auto ndim = static_cast<int64_t>(orig_.shape.size());
@@ -169,6 +188,61 @@ class Expander {
                      orig_.shape, !has_b);
     if (!has_b) return mm;
     return binary(Op::Add, mm, args[2], true);
+  }
+
+  // A [C] parameter as [C, 1, ...]: it broadcasts over dim 1 of the [N, C, ...] input.
+  ValueId per_channel(ValueId p) {
+    const std::size_t rank = orig_.shape.size();
+    if (rank <= 2) return p;
+    Attrs a;
+    a.shape = Shape(rank - 1, 1);
+    a.shape[0] = at(p).shape[0];
+    DType dt = at(p).dtype;
+    return add(Op::Reshape, {Arg::of_value(p)}, a, dt, dt, a.shape, false);
+  }
+
+  // PyTorch's inference kernel: per channel alpha = rsqrt(var + eps) [* weight] and
+  // beta = [bias] - mean * alpha, then x * alpha + beta (a zero variance with eps 0 gives
+  // inf - inf = NaN, as in PyTorch, and zeros keep PyTorch's signs).
+  ValueId batch_norm(const std::vector<Arg>& args) {
+    ValueId x = args[0].value;
+    bool has_w = present(args, 3), has_b = present(args, 4);
+    ValueId ve = binary(Op::Add, args[2].value, flt(orig_.attrs.eps));
+    ValueId alpha = unary(Op::Rsqrt, ve);
+    if (has_w) alpha = binary(Op::Mul, alpha, args[3]);
+    ValueId shift = binary(Op::Mul, args[1].value, Arg::of_value(alpha));
+    Arg b = has_b ? args[4] : flt(0.0);
+    DType dt = at(shift).dtype;
+    ValueId beta = add(Op::Sub, {b, Arg::of_value(shift)}, Attrs{}, dt, dt, at(shift).shape, false);
+    ValueId y = binary(Op::Mul, x, Arg::of_value(per_channel(alpha)));
+    return binary(Op::Add, y, Arg::of_value(per_channel(beta)), true);
+  }
+
+  // hardswish and hardsigmoid: PyTorch's min(max(x + 3, 0), 6) / 6, times x for hardswish.
+  ValueId hard(ValueId x) {
+    ValueId t = binary(Op::Add, x, flt(3.0));
+    t = binary(Op::Maximum, t, flt(0.0));
+    t = binary(Op::Minimum, t, flt(6.0));
+    if (orig_.op == Op::Hardswish) t = binary(Op::Mul, x, Arg::of_value(t));
+    return binary(Op::Div, t, flt(6.0), true);
+  }
+
+  ValueId softplus(ValueId x) {
+    const double beta = orig_.attrs.beta;
+    ValueId bx = binary(Op::Mul, x, flt(beta));
+    ValueId big = compare(Op::Gt, bx, orig_.attrs.threshold);
+    ValueId soft = binary(Op::Div, unary(Op::Log1p, unary(Op::Exp, bx)), flt(beta));
+    DType dt = at(x).dtype;
+    return add(Op::Where, {Arg::of_value(big), Arg::of_value(x), Arg::of_value(soft)}, Attrs{},
+               dt, dt, orig_.shape, true);
+  }
+
+  ValueId elu(ValueId x) {
+    ValueId negative = compare(Op::Lt, x, 0.0);
+    ValueId e = binary(Op::Mul, unary(Op::Expm1, x), flt(orig_.attrs.alpha));
+    DType dt = at(x).dtype;
+    return add(Op::Where, {Arg::of_value(negative), Arg::of_value(e), Arg::of_value(x)}, Attrs{},
+               dt, dt, orig_.shape, true);
   }
 
   Graph& out_;

@@ -91,7 +91,12 @@ void infer_reduction(const NodeCtx& c, Value& v);    // Reduction, ArgReduce, Sc
 void infer_view(const NodeCtx& c, Value& v);         // View, Concat, Pad
 void infer_creation(const NodeCtx& c, Value& v);     // full, arange
 void infer_matmul(const NodeCtx& c, Value& v);       // matmul
-void infer_composite(const NodeCtx& c, Value& v);    // softmax ... linear
+void infer_composite(const NodeCtx& c, Value& v);    // softmax ... linear, batch_norm, activations
+void infer_conv(const NodeCtx& c, Value& v);         // conv1d conv2d (infer_window.cpp)
+void infer_pool(const NodeCtx& c, Value& v);         // max_pool2d avg_pool2d adaptive_avg_pool2d
+void infer_indexing(const NodeCtx& c, Value& v);     // embedding index_select gather (infer_nn.cpp)
+// batch_norm, hardswish, hardsigmoid, softplus, elu (infer_nn.cpp)
+void infer_nn_composite(const NodeCtx& c, Value& v);
 
 // Constant data from `data`, `file` or `fill` (constants.cpp).
 Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape& shape,

@@ -247,6 +247,9 @@ void infer_matmul(const NodeCtx& c, Value& v) {
 
 void infer_composite(const NodeCtx& c, Value& v) {
   if (c.op == Op::Linear) return infer_linear(c, v);
+  if (c.op != Op::Softmax && c.op != Op::LogSoftmax && c.op != Op::LayerNorm &&
+      c.op != Op::RmsNorm)
+    return infer_nn_composite(c, v);
   const Value& x = c.value(0);
   if (c.op == Op::LayerNorm || c.op == Op::RmsNorm) return infer_norm(c, v, x);
   // softmax, log_softmax

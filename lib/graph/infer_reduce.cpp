@@ -140,7 +140,10 @@ void infer_reduction(const NodeCtx& c, Value& v) {
     case OpCategory::Concat:
     case OpCategory::Pad:
     case OpCategory::Composite:
-    case OpCategory::Matmul: break;
+    case OpCategory::Matmul:
+    case OpCategory::Conv:
+    case OpCategory::Pool:
+    case OpCategory::Indexing: break;
   }
   STAX_ASSERT(false, "infer_reduction called for another op");
 }

@@ -28,11 +28,14 @@ Arity arity(Op op) {
     case OpCategory::ArgReduce:
     case OpCategory::Scan:
     case OpCategory::View:
-    case OpCategory::Pad: return {1, 1};
+    case OpCategory::Pad:
+    case OpCategory::Pool: return {1, 1};
     case OpCategory::Binary:
     case OpCategory::Compare:
     case OpCategory::Logical:
-    case OpCategory::Matmul: return {2, 2};
+    case OpCategory::Matmul:
+    case OpCategory::Indexing: return {2, 2};
+    case OpCategory::Conv: return {2, 3};
     case OpCategory::Where: return {3, 3};
     case OpCategory::Creation: return {0, 0};
     case OpCategory::Concat: return {1, SIZE_MAX};
@@ -40,7 +43,8 @@ Arity arity(Op op) {
       if (op == Op::LayerNorm) return {1, 3};
       if (op == Op::RmsNorm) return {1, 2};
       if (op == Op::Linear) return {2, 3};
-      return {1, 1};  // softmax, log_softmax
+      if (op == Op::BatchNorm) return {3, 5};
+      return {1, 1};  // softmax, log_softmax, hardswish, hardsigmoid, softplus, elu
   }
   return {1, 1};
 }
@@ -73,17 +77,21 @@ bool scalar_allowed(Op op) {
     case OpCategory::Concat:
     case OpCategory::Pad:
     case OpCategory::Composite:
-    case OpCategory::Matmul: return false;
+    case OpCategory::Matmul:
+    case OpCategory::Conv:
+    case OpCategory::Pool:
+    case OpCategory::Indexing: return false;
   }
   return false;
 }
 
-// Optional composite arguments that may be null: layer_norm weight and bias, rms_norm weight,
-// linear bias.
+// Optional arguments that may be null: layer_norm weight and bias, rms_norm weight, linear and
+// convolution bias, batch_norm weight and bias.
 bool null_allowed(Op op, std::size_t k) {
   if (op == Op::LayerNorm) return k == 1 || k == 2;
   if (op == Op::RmsNorm) return k == 1;
-  if (op == Op::Linear) return k == 2;
+  if (op == Op::Linear || op == Op::Conv1d || op == Op::Conv2d) return k == 2;
+  if (op == Op::BatchNorm) return k == 3 || k == 4;
   return false;
 }
 
@@ -106,6 +114,9 @@ void infer(const NodeCtx& c, Value& v) {
     case OpCategory::Creation: infer_creation(c, v); return;
     case OpCategory::Matmul: infer_matmul(c, v); return;
     case OpCategory::Composite: infer_composite(c, v); return;
+    case OpCategory::Conv: infer_conv(c, v); return;
+    case OpCategory::Pool: infer_pool(c, v); return;
+    case OpCategory::Indexing: infer_indexing(c, v); return;
   }
 }
 
@@ -210,8 +221,8 @@ void GraphReader::check_args(const Site& s, Op op, const std::vector<Arg>& args)
     std::string sub = index_path(".args", k);
     const Arg& arg = args[k];
     if (arg.is_none() && !null_allowed(op, k))
-      s.fail(sub, "null is allowed only for an optional argument of a composite (layer_norm "
-                  "weight and bias, rms_norm weight, linear bias)");
+      s.fail(sub, "null is allowed only for an optional argument (layer_norm weight and bias, "
+                  "rms_norm weight, linear, conv1d and conv2d bias, batch_norm weight and bias)");
     if (arg.is_scalar() && !scalar_allowed(op))
       s.fail(sub, "op '" + s.op + "' needs a tensor here (a value name or an inline node), got "
                   "the scalar " + scalar_str(arg.scalar));

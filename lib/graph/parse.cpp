@@ -175,7 +175,7 @@ void GraphReader::read_constants(const Json& list) {
     const Json& obj = list.items[k];
     Site s{index_path("constants", k), "", ""};
     if (!obj.is_object()) s.fail("", "a constant is an object, got " + json_brief(obj));
-    check_keys(s, obj, {"name", "dtype", "shape", "data", "file", "fill"}, "a constant");
+    check_keys(s, obj, {"name", "dtype", "shape", "data", "file", "offset", "fill"}, "a constant");
     Value v;
     v.kind = ValueKind::Constant;
     v.path = s.path;

@@ -11,6 +11,27 @@ std::string list_str(const std::vector<int64_t>& xs) { return shape_str(xs); }
 std::string bool_str(bool b) { return b ? "true" : "false"; }
 std::string float_str(double f) { return detail::scalar_str(Scalar::of_float(f)); }
 
+// The window attributes of a convolution or pool, normalized.
+template <typename Add>
+void window_attrs_str(const Value& v, Add& add) {
+  const Attrs& a = v.attrs;
+  if (v.op == Op::AdaptiveAvgPool2d) {
+    add("output_size", list_str(a.output_size));
+    return;
+  }
+  if (op_category(v.op) == OpCategory::Pool) add("kernel_size", list_str(a.kernel));
+  add("stride", list_str(a.stride));
+  add("padding", list_str(a.pad_begin));
+  if (a.pad_end != a.pad_begin) add("padding_end", list_str(a.pad_end));
+  if (v.op != Op::AvgPool2d) add("dilation", list_str(a.dilation));
+  if (op_category(v.op) == OpCategory::Conv) add("groups", std::to_string(a.groups));
+  if (op_category(v.op) == OpCategory::Pool) add("ceil_mode", bool_str(a.ceil_mode));
+  if (v.op == Op::AvgPool2d) {
+    add("count_include_pad", bool_str(a.count_include_pad));
+    if (a.divisor_override != 0) add("divisor_override", std::to_string(a.divisor_override));
+  }
+}
+
 // ", key=value" for the attributes that matter to `op`.
 std::string attrs_str(const Value& v) {
   const Attrs& a = v.attrs;
@@ -40,6 +61,11 @@ std::string attrs_str(const Value& v) {
     case OpCategory::Logical:
     case OpCategory::Where:
     case OpCategory::Matmul: break;
+    case OpCategory::Conv:
+    case OpCategory::Pool: window_attrs_str(v, add); break;
+    case OpCategory::Indexing:
+      if (v.op != Op::Embedding) add("dim", std::to_string(a.dim));
+      break;
     case OpCategory::Cast: add("dtype", std::string(dtype_name(a.dtype))); break;
     case OpCategory::Creation:
       if (v.op == Op::Full) {
@@ -93,6 +119,12 @@ std::string attrs_str(const Value& v) {
         add("normalized_shape", shape_str(a.normalized_shape));
         add("eps", float_str(a.eps));
       }
+      if (v.op == Op::BatchNorm) add("eps", float_str(a.eps));
+      if (v.op == Op::Softplus) {
+        add("beta", float_str(a.beta));
+        add("threshold", float_str(a.threshold));
+      }
+      if (v.op == Op::Elu) add("alpha", float_str(a.alpha));
       break;
   }
   return s;

@@ -147,5 +147,16 @@ Tensor eval_linear(const Context& ctx, const graph::Value& node);
 Tensor eval_softmax(const Context& ctx, const graph::Value& node, bool log);
 Tensor eval_layer_norm(const Context& ctx, const graph::Value& node);
 Tensor eval_rms_norm(const Context& ctx, const graph::Value& node);
+Tensor eval_batch_norm(const Context& ctx, const graph::Value& node);
+
+// window.cpp: conv1d/conv2d, max_pool2d/avg_pool2d (is_max picks), adaptive_avg_pool2d.
+Tensor eval_conv(const Context& ctx, const graph::Value& node);
+Tensor eval_pool(const Context& ctx, const graph::Value& node, bool is_max);
+Tensor eval_adaptive_avg_pool(const Context& ctx, const graph::Value& node);
+
+// indexing.cpp: an index out of range fails the node (RuntimeFailure).
+Tensor eval_embedding(const Context& ctx, const graph::Value& node);
+Tensor eval_index_select(const Context& ctx, const graph::Value& node);
+Tensor eval_gather(const Context& ctx, const graph::Value& node);
 
 }  // namespace stax::interp::detail

@@ -3,6 +3,7 @@
 // here as one-line functions of operands already converted to the compute dtype.
 #include "stax/interp/interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -77,6 +78,22 @@ int64_t div_int(int64_t x, int64_t y, const Attrs& a, DType) {
   }
   STAX_ASSERT(false, "integer compute dtype for div without rounding mode");
   return 0;
+}
+
+// min(max(x + 3, 0), 6), NaN propagating: hardsigmoid(x) * 6.
+double hard_sigmoid6(double x) {
+  if (std::isnan(x)) return x;
+  return std::min(std::max(x + 3.0, 0.0), 6.0);
+}
+
+// PyTorch's softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta, with beta and
+// threshold in the compute dtype and x * beta rounded to it (the comparison sees what PyTorch's
+// kernel compares).
+double softplus(double x, const Attrs& a, DType c) {
+  const double beta = round_to(a.beta, c);
+  const double bx = round_to(x * beta, c);
+  if (bx > round_to(a.threshold, c)) return x;
+  return std::log1p(std::exp(bx)) / beta;
 }
 
 double max_float(double x, double y) { return (std::isnan(x) || std::isnan(y)) ? NAN : (x > y ? x : y); }
@@ -198,7 +215,24 @@ Tensor eval_node(const Context& ctx, const Value& n) {
     case Op::LayerNorm: return eval_layer_norm(ctx, n);
     case Op::RmsNorm: return eval_rms_norm(ctx, n);
     case Op::Linear: return eval_linear(ctx, n);
+    case Op::BatchNorm: return eval_batch_norm(ctx, n);
+    case Op::Hardswish:  // x * relu6(x + 3) rounded, then / 6, as PyTorch (3.4e38 gives inf)
+      return eval_unary(ctx, n, FLT1(round_to(x * hard_sigmoid6(x), c) / 6.0), nullptr);
+    case Op::Hardsigmoid: return eval_unary(ctx, n, FLT1(hard_sigmoid6(x) / 6.0), nullptr);
+    case Op::Softplus: return eval_unary(ctx, n, softplus, nullptr);
+    case Op::Elu:  // PyTorch 2.x's x < 0 ? expm1(x) * alpha : x (so elu(-0) = -0, elu(NaN) = NaN)
+      return eval_unary(ctx, n, FLT1(x < 0 ? std::expm1(x) * round_to(a.alpha, c) : x), nullptr);
     case Op::Matmul: return eval_matmul(ctx, n);
+    // Convolution and pooling
+    case Op::Conv1d:
+    case Op::Conv2d: return eval_conv(ctx, n);
+    case Op::MaxPool2d: return eval_pool(ctx, n, true);
+    case Op::AvgPool2d: return eval_pool(ctx, n, false);
+    case Op::AdaptiveAvgPool2d: return eval_adaptive_avg_pool(ctx, n);
+    // Indexing (indices checked)
+    case Op::Embedding: return eval_embedding(ctx, n);
+    case Op::IndexSelect: return eval_index_select(ctx, n);
+    case Op::Gather: return eval_gather(ctx, n);
   }
   STAX_ASSERT(false, "unknown op");
   return Tensor();

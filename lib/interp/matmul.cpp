@@ -1,4 +1,4 @@
-// matmul and the composites (softmax, log_softmax, layer_norm, rms_norm, linear), each computed
+// matmul and the composites (softmax, log_softmax, layer_norm, rms_norm, linear, batch_norm), each computed
 // directly from its definition in double, not through the front end's expansion: the interpreter
 // is what checks that expansion.
 #include "internal.h"
@@ -248,6 +248,33 @@ Tensor eval_rms_norm(const Context& ctx, const graph::Value& node) {
       if (weight) y *= weight->get_double(j);
       store_float(out, base + j, y);
     }
+  }
+  return out;
+}
+
+// batch_norm, the inference form, as PyTorch's kernel computes it: per channel
+// alpha = weight / sqrt(var + eps) and beta = bias - mean * alpha, each rounded to x's dtype,
+// then x * alpha + beta (so a zero variance with eps 0 gives inf - inf = NaN, as in PyTorch).
+Tensor eval_batch_norm(const Context& ctx, const graph::Value& node) {
+  const Tensor& x = ctx.arg(node, 0);
+  const Tensor& mean = ctx.arg(node, 1);
+  const Tensor& var = ctx.arg(node, 2);
+  const int64_t channels = x.shape().at(1);
+  const Tensor* weight = optional_arg(ctx, node, 3, channels);
+  const Tensor* bias = optional_arg(ctx, node, 4, channels);
+  const int64_t inner = x.numel() / (x.shape()[0] * channels);
+  const DType dt = node.dtype;
+  std::vector<double> alpha(idx(channels)), beta(idx(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const double var_eps = round_to(var.get_double(c) + round_to(node.attrs.eps, dt), dt);
+    const double a = round_to(1.0 / std::sqrt(var_eps) * (weight ? weight->get_double(c) : 1.0), dt);
+    alpha[idx(c)] = a;
+    beta[idx(c)] = round_to((bias ? bias->get_double(c) : 0.0) - mean.get_double(c) * a, dt);
+  }
+  Tensor out(node.dtype, node.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const auto c = idx((i / inner) % channels);
+    store_float(out, i, x.get_double(i) * alpha[c] + beta[c]);
   }
   return out;
 }

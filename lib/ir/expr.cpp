@@ -20,7 +20,8 @@ class ExprNode {
   BufferId buffer = -1;
   Index index;
   double f = 0.0;
-  int64_t i = 0;
+  int64_t i = 0;        // Constant: the int value; IndirectLoad: the stride
+  int64_t extent = 0;   // IndirectLoad
   std::size_t hash = 0;
 };
 
@@ -49,6 +50,7 @@ Expr ExprBuilder::make(ExprNode n) {
   h = mix(h, n.index.hash());
   h = mix(h, std::hash<uint64_t>()(std::bit_cast<uint64_t>(n.f)));
   h = mix(h, std::hash<int64_t>()(n.i));
+  h = mix(h, std::hash<int64_t>()(n.extent));
   n.hash = h;
   return Expr(std::make_shared<const ExprNode>(std::move(n)));
 }
@@ -81,24 +83,29 @@ bool is_expensive(ExprOp op) {
   return std::find(std::begin(kExpensive), std::end(kExpensive), op) != std::end(kExpensive);
 }
 
-bool may_fail(ExprOp op, DType dtype) {
-  const bool division = op == ExprOp::FloorDiv || op == ExprOp::TruncDiv || op == ExprOp::Remainder;
-  return division && !is_floating(dtype);
-}
-
 ExprOp Expr::op() const { return node_->op; }
 DType Expr::dtype() const { return node_->dtype; }
 const std::vector<Expr>& Expr::operands() const { return node_->operands; }
 
 BufferId Expr::buffer() const {
-  STAX_ASSERT(op() == ExprOp::Load, "buffer() of a non-load expression");
+  STAX_ASSERT(op() == ExprOp::Load || op() == ExprOp::IndirectLoad, "buffer() of a non-load expression");
   return node_->buffer;
 }
 
 const Index& Expr::index() const {
-  STAX_ASSERT(op() == ExprOp::Load || op() == ExprOp::IndexValue,
+  STAX_ASSERT(op() == ExprOp::Load || op() == ExprOp::IndexValue || op() == ExprOp::IndirectLoad,
               "index() of an expression that is not a load or index value");
   return node_->index;
+}
+
+int64_t Expr::stride() const {
+  STAX_ASSERT(op() == ExprOp::IndirectLoad, "stride() of a non-indirect load");
+  return node_->i;
+}
+
+int64_t Expr::extent() const {
+  STAX_ASSERT(op() == ExprOp::IndirectLoad, "extent() of a non-indirect load");
+  return node_->extent;
 }
 
 double Expr::float_value() const {
@@ -119,7 +126,7 @@ bool Expr::operator==(const Expr& other) const {
   const ExprNode& a = *node_;
   const ExprNode& b = *other.node_;
   if (a.hash != b.hash || a.op != b.op || a.dtype != b.dtype || a.buffer != b.buffer ||
-      a.i != b.i || std::bit_cast<uint64_t>(a.f) != std::bit_cast<uint64_t>(b.f) ||
+      a.i != b.i || a.extent != b.extent || std::bit_cast<uint64_t>(a.f) != std::bit_cast<uint64_t>(b.f) ||
       a.operands.size() != b.operands.size() || !(a.index == b.index))
     return false;
   for (std::size_t k = 0; k < a.operands.size(); ++k)
@@ -177,6 +184,22 @@ Expr index_value(Index index, DType dtype) {
   return ExprBuilder::make(std::move(n));
 }
 
+Expr indirect_load(BufferId buffer, DType dtype, Index base, Expr position, int64_t stride,
+                   int64_t extent) {
+  STAX_ASSERT(buffer >= 0, "indirect load of an invalid buffer id");
+  STAX_ASSERT(position && is_integer(position.dtype()), "indirect load: the position is not an int");
+  STAX_ASSERT(stride >= 0 && extent >= 1, "indirect load: stride < 0 or extent < 1");
+  ExprNode n;
+  n.op = ExprOp::IndirectLoad;
+  n.dtype = dtype;
+  n.buffer = buffer;
+  n.index = std::move(base);
+  n.operands = {std::move(position)};
+  n.i = stride;
+  n.extent = extent;
+  return ExprBuilder::make(std::move(n));
+}
+
 namespace {
 
 // Result dtype of a unary op given its operand dtype; asserts the rule of expr.def.
@@ -224,6 +247,7 @@ DType unary_result(ExprOp op, DType t) {
     case ExprOp::Load:
     case ExprOp::Constant:
     case ExprOp::IndexValue:
+    case ExprOp::IndirectLoad:
     case ExprOp::Cast:
     case ExprOp::Add:
     case ExprOp::Sub:
@@ -285,6 +309,7 @@ DType binary_result(ExprOp op, DType a, DType b) {
     case ExprOp::Load:
     case ExprOp::Constant:
     case ExprOp::IndexValue:
+    case ExprOp::IndirectLoad:
     case ExprOp::Neg:
     case ExprOp::Abs:
     case ExprOp::Sign:
@@ -424,19 +449,31 @@ std::vector<LoadRef> collect_loads(const Expr& root) {
   }
   std::vector<LoadRef> loads;
   for (const Expr& e : topo_order(root)) {
-    if (e.op() != ExprOp::Load) continue;
-    bool is_masked = unmasked.count(e.node()) == 0;
+    if (e.op() != ExprOp::Load && e.op() != ExprOp::IndirectLoad) continue;
+    const bool is_masked = unmasked.count(e.node()) == 0;
+    const bool indirect = e.op() == ExprOp::IndirectLoad;
     bool merged = false;
     for (LoadRef& l : loads) {
-      if (l.buffer == e.buffer() && l.index == e.index()) {
+      if (l.buffer == e.buffer() && l.index == e.index() && l.indirect == indirect) {
         l.masked = l.masked && is_masked;
         merged = true;
         break;
       }
     }
-    if (!merged) loads.push_back(LoadRef{e.buffer(), e.index(), is_masked});
+    if (!merged) loads.push_back(LoadRef{e.buffer(), e.index(), is_masked, indirect});
   }
   return loads;
+}
+
+bool may_fail(const Expr& root) {
+  if (!root) return false;
+  for (const Expr& e : topo_order(root)) {
+    const ExprOp op = e.op();
+    if (op == ExprOp::IndirectLoad) return true;
+    const bool division = op == ExprOp::FloorDiv || op == ExprOp::TruncDiv || op == ExprOp::Remainder;
+    if (division && !is_floating(e.dtype())) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- printing
@@ -477,6 +514,13 @@ void print_expr(std::ostringstream& os, const Expr& e, const std::vector<std::st
   }
   if (e.op() == ExprOp::IndexValue) {
     os << "index<" << dtype_name(e.dtype()) << ">(" << to_string(e.index()) << ')';
+    return;
+  }
+  if (e.op() == ExprOp::IndirectLoad) {  // x[x1 + 6*checked(p, 4)]
+    os << buffer_label(e.buffer(), names) << '[' << to_string(e.index()) << " + " << e.stride()
+       << "*checked(";
+    print_expr(os, e.operand(0), names);
+    os << ", " << e.extent() << ")]";
     return;
   }
   os << expr_op_name(e.op());

@@ -52,6 +52,9 @@ std::string body_text(const std::vector<std::string>& names, const Expr& body) {
     if (e.op() == ExprOp::Load) {
       os << "load " << names.at(static_cast<std::size_t>(e.buffer())) << '['
          << to_string(e.index()) << ']';
+    } else if (e.op() == ExprOp::IndirectLoad) {
+      os << "iload " << names.at(static_cast<std::size_t>(e.buffer())) << '[' << to_string(e.index())
+         << " + " << e.stride() << "*checked(" << ref(e.operand(0)) << ", " << e.extent() << ")]";
     } else {
       os << expr_op_name(e.op());
       if (e.op() == ExprOp::Cast) os << '<' << dtype_name(e.dtype()) << '>';

@@ -81,15 +81,7 @@ std::vector<std::string> Program::buffer_names() const {
   return names;
 }
 
-bool has_side_effects(const Buffer& b) {
-  if (!b.body) return false;
-  for (const Expr& e : topo_order(b.body)) {
-    const bool int_division = e.op() == ExprOp::FloorDiv || e.op() == ExprOp::TruncDiv ||
-                              e.op() == ExprOp::Remainder;
-    if (int_division && !is_floating(e.dtype())) return true;
-  }
-  return false;
-}
+bool has_side_effects(const Buffer& b) { return may_fail(b.body); }
 
 namespace {
 
@@ -106,12 +98,16 @@ void verify_body(const Program& p, const Buffer& b) {
   };
   for (const Expr& e : topo_order(b.body)) {
     if (e.op() == ExprOp::IndexValue) check_vars(e.index());
-    if (e.op() != ExprOp::Load) continue;
+    if (e.op() != ExprOp::Load && e.op() != ExprOp::IndirectLoad) continue;
     STAX_ASSERT(e.buffer() >= 0 && e.buffer() < b.id,
                 "load of buffer " + std::to_string(e.buffer()) + " not computed before" + where_in(b));
     const Buffer& src = p[e.buffer()];
     STAX_ASSERT(e.dtype() == src.dtype, "load dtype differs from " + src.name + where_in(b));
     check_vars(e.index());
+    if (e.op() != ExprOp::IndirectLoad) continue;
+    const Bounds bd = bounds(e.index(), ranges);  // every position from every base
+    STAX_ASSERT(bd.lo >= 0 && bd.hi + e.stride() * (e.extent() - 1) < src.numel(),
+                "indirect load of " + src.name + " may leave the buffer" + where_in(b));
   }
   for (const LoadRef& l : collect_loads(b.body)) {
     if (l.masked) continue;

@@ -25,6 +25,8 @@ std::string why_not_node(const KernelContext& c, int idx, Var var, const std::ve
   const scheduler::KernelNode& n = c.node(idx);
   const ir::Buffer& b = c.p[n.buffer];
   for (const ir::Expr& e : ir::topo_order(b.body)) {
+    if (e.op() == ir::ExprOp::IndirectLoad)
+      return "the indexed load of " + c.p[e.buffer()].name + " (embedding, index_select, gather) has no vector form";
     if (e.op() != ir::ExprOp::Load) continue;
     const Index at = kernel_index(n, e.index());
     const std::optional<int64_t> stride = ir::lane_stride(as_read(at, tiles, var), var);

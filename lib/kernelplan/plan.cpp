@@ -17,12 +17,6 @@ using detail::KernelContext;
 using scheduler::Kernel;
 using scheduler::KernelNode;
 
-bool expr_may_fail(const ir::Expr& root) {
-  for (const ir::Expr& e : ir::topo_order(root))
-    if (ir::may_fail(e.op(), e.dtype())) return true;
-  return false;
-}
-
 void add_unique(std::vector<BufferId>& ids, BufferId id) {
   if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
 }
@@ -82,7 +76,7 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
   if (b.kind == ir::BufferKind::Scan) {
     kp.form = Form::Scan;
     kp.form_reason = "a scan: the carried dimension runs innermost, one accumulator per line";
-    kp.fallible = expr_may_fail(b.body);
+    kp.fallible = ir::may_fail(b.body);
     for (const ir::LoadRef& l : ir::collect_loads(b.body)) add_unique(kp.params, l.buffer);
     detail::plan_scan_parallel(b, kp);
   } else {
@@ -113,7 +107,7 @@ void loop_params(const KernelContext& c, const Places& places, KernelPlan& kp) {
 
 KernelPlan plan_loop_kernel(const KernelContext& c, const Places& places) {
   KernelPlan kp;
-  for (const KernelNode& n : c.k.nodes) kp.fallible = kp.fallible || (c.p[n.buffer].body && expr_may_fail(c.p[n.buffer].body));
+  for (const KernelNode& n : c.k.nodes) kp.fallible = kp.fallible || (c.p[n.buffer].body && ir::may_fail(c.p[n.buffer].body));
   loop_params(c, places, kp);
   detail::plan_parallel(c.k, kp);
   if (detail::plan_tiled(c, kp) || detail::plan_vector_rows(c, kp) || detail::plan_columns(c, kp)) return kp;

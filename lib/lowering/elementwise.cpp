@@ -21,7 +21,16 @@ Expr un(ExprOp op, Expr a) { return ir::unary(op, std::move(a)); }
 Expr bin(ExprOp op, Expr a, Expr b) { return ir::binary(op, std::move(a), std::move(b)); }
 Expr num(DType dt, double v) { return ir::const_of(dt, v); }
 
-// e compared with a constant, as an int64 value expression.
+// Where the logsumexp shift is infinite it becomes 0 (PyTorch: maxes.masked_fill_(|maxes| ==
+// inf, 0)), so an all -inf row gives log(0) + 0 = -inf and a +inf gives +inf.
+Expr lse_shift(const Expr& m) {
+  DType dt = m.dtype();
+  Expr inf = bin(ExprOp::Eq, un(ExprOp::Abs, m), ir::float_const(dt, INFINITY));
+  return ir::where(inf, ir::float_const(dt, 0.0), m);
+}
+
+}  // namespace
+
 Expr index_cmp(ExprOp op, const Index& e, int64_t c) {
   return bin(op, ir::index_value(e), ir::int_const(DType::Int64, c));
 }
@@ -31,22 +40,6 @@ Expr all_of(const std::vector<Expr>& conds) {
   for (const Expr& c : conds) acc = acc ? bin(ExprOp::BitwiseAnd, acc, c) : c;
   return acc;
 }
-
-// Where the logsumexp shift is infinite it becomes 0 (PyTorch: maxes.masked_fill_(|maxes| ==
-// inf, 0)), so an all -inf row gives log(0) + 0 = -inf and a +inf gives +inf.
-Expr lse_shift(const Expr& m) {
-  DType dt = m.dtype();
-  Expr inf = bin(ExprOp::Eq, un(ExprOp::Abs, m), ir::float_const(dt, INFINITY));
-  return ir::where(inf, ir::float_const(dt, 0.0), m);
-}
-
-// Conditions `lo <= e` and `e < hi`, left out when the ranges prove them; `empty` when the
-// ranges prove e is never in [lo, hi).
-struct RangeMask {
-  std::vector<Expr> conds;
-  Expr hi_cond;  // the `e < hi` condition when it was needed
-  bool empty = false;
-};
 
 RangeMask range_mask(const Index& e, int64_t lo, int64_t hi, const ir::VarRanges& ranges) {
   RangeMask m;
@@ -62,6 +55,8 @@ RangeMask range_mask(const Index& e, int64_t lo, int64_t hi, const ir::VarRanges
   }
   return m;
 }
+
+namespace {
 
 Expr lower_gelu(const Expr& x, bool approximate_tanh) {
   const DType dt = x.dtype();
@@ -312,9 +307,13 @@ Expr Lowerer::compute_node(ValueId v, const Coords& coords, BodyCtx& ctx) {
     case OpCategory::Scan:
       STAX_ASSERT(n.shape.empty(), "scan '" + n.name + "' without its buffer");
       return ir::cast(value_at(n.args.at(0).value, coords, ctx), dt);
+    case OpCategory::Pool:  // the average pools' end (max_pool2d is its buffer)
+      return pool_average(v, coords, ctx);
     case OpCategory::View:
     case OpCategory::Composite:
-    case OpCategory::Matmul: break;
+    case OpCategory::Matmul:
+    case OpCategory::Conv:
+    case OpCategory::Indexing: break;
   }
   STAX_ASSERT(false, "no pointwise body for '" + n.name + "'");
   return Expr();

@@ -36,7 +36,9 @@ bool needs_buffer_input(OpCategory c) {
 }  // namespace
 
 bool may_fail(const Value& v) {
-  if (v.kind != ValueKind::Node || is_floating(v.compute_dtype)) return false;
+  if (v.kind != ValueKind::Node) return false;
+  if (graph::op_category(v.op) == OpCategory::Indexing) return true;  // an index out of range
+  if (is_floating(v.compute_dtype)) return false;
   if (v.op == Op::Remainder) return true;
   return v.op == Op::Div && v.attrs.rounding_mode != graph::RoundingMode::None;
 }
@@ -79,8 +81,9 @@ void Lowerer::analyze() {
     is_output_[static_cast<std::size_t>(o)] = true;
     live_[static_cast<std::size_t>(o)] = true;
   }
-  // An integer division or remainder may fail (division by zero), as it does in eager PyTorch
-  // and in the reference interpreter even when nothing uses its result: it is kept.
+  // An integer division or remainder may fail (division by zero), and an indexing op (an index
+  // out of range), as they do in eager PyTorch and in the reference interpreter even when
+  // nothing uses the result: they are kept.
   for (std::size_t k = 0; k < g.values.size(); ++k) {
     if (may_fail(g.values[k])) live_[k] = true;
   }
@@ -244,9 +247,10 @@ bool Lowerer::affine_through_views(ValueId arg, ValueId root) {
 }
 
 // design.md, "Function composition (§6.3)": a pointwise producer is stored when it is a graph
-// output; when a reduction, scan or extern reads it through a non-identity index; or when it
-// has more than one user and (CPU rule 1 of §6.6) an expensive op, or more than kMaxReads
-// buffers read, or a large body.
+// output; when a reduction, scan or extern reads it through a non-identity index (a pool reads
+// it over overlapping windows; an indexing op reads its data at positions known at run time);
+// or when it has more than one user and (CPU rule 1 of §6.6) an expensive op, or more than
+// kMaxReads buffers read, or a large body.
 bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
   if (is_output_[static_cast<std::size_t>(v)]) return true;
   const auto& users = consumers_[static_cast<std::size_t>(v)];
@@ -257,6 +261,8 @@ bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
     for (const graph::Arg& a : cv.args) {
       if (!a.is_value() || root_[static_cast<std::size_t>(a.value)] != v) continue;
       if (cat == OpCategory::Matmul && affine_through_views(a.value, v)) return true;
+      if (cat == OpCategory::Pool) return true;
+      if (cat == OpCategory::Indexing && a.value == cv.args.at(0).value) return true;
       if (!needs_buffer_input(cat)) continue;
       if (cat != OpCategory::Scan && !is_real_reduction(cv)) continue;
       if (cat == OpCategory::Scan && cv.shape.empty()) continue;
@@ -329,6 +335,8 @@ ir::Program Lowerer::run() {
       case OpCategory::ArgReduce: lower_reduction(id); break;
       case OpCategory::Scan: lower_scan(id); break;
       case OpCategory::Matmul: lower_matmul(id); break;
+      case OpCategory::Pool: lower_pool(id); break;
+      case OpCategory::Indexing: lower_indexing(id); break;
       case OpCategory::Unary:
       case OpCategory::UnaryFloat:
       case OpCategory::UnaryPred:
@@ -342,6 +350,9 @@ ir::Program Lowerer::run() {
       case OpCategory::Concat:
       case OpCategory::Pad: break;
       case OpCategory::Composite: STAX_ASSERT(false, "composite op in lowering");
+      case OpCategory::Conv:
+        throw UserError("node '" + v.name + "': " + std::string(graph::op_name(v.op)) +
+                        " is not supported by code generation yet");
     }
     // Pointwise values, and the pointwise epilogues of mean/var/std/logsumexp and of
     // reductions over no dims, are inlined unless a rule says to store them.

@@ -5,6 +5,8 @@
 //                    pointwise epilogues of mean/var/std/logsumexp
 //   views.cpp        the index rewrite of every view op
 //   reductions.cpp   reduction, scan and matmul buffers
+//   pooling.cpp      max, average and adaptive average pools
+//   indexing.cpp     embedding, index_select and gather (indexed loads)
 #pragma once
 
 #include <map>
@@ -60,6 +62,12 @@ class Lowerer {
   void lower_reduction(ValueId v);
   void lower_scan(ValueId v);
   void lower_matmul(ValueId v);
+  // pooling.cpp: max_pool2d as a Max reduction over the window (-inf outside the input),
+  // avg_pool2d and adaptive_avg_pool2d as a Sum reduction (aux) whose pointwise end divides.
+  void lower_pool(ValueId v);
+  Expr pool_average(ValueId v, const Coords& coords, BodyCtx& ctx);
+  // indexing.cpp: embedding, index_select and gather as a buffer of indexed loads.
+  void lower_indexing(ValueId v);
   // The input coordinates a reduction node reads for output vars x and reduction vars r.
   Coords reduction_input_coords(const graph::Value& n) const;
   // Row-major position of iteration (x..., r...) of a reduction node: what an identity read
@@ -113,6 +121,18 @@ bool is_view(const graph::Value& v);
 // An integer division or remainder node: it fails on a zero divisor, so it is computed even
 // when nothing reads it.
 bool may_fail(const graph::Value& v);
+// e compared with a constant, as an int64 value expression (elementwise.cpp).
+Expr index_cmp(ir::ExprOp op, const Index& e, int64_t c);
+// The conjunction of bool conditions (null for none).
+Expr all_of(const std::vector<Expr>& conds);
+// Conditions `lo <= e` and `e < hi`, left out when the ranges prove them; `empty` when the
+// ranges prove e is never in [lo, hi).
+struct RangeMask {
+  std::vector<Expr> conds;
+  Expr hi_cond;  // the `e < hi` condition when it was needed
+  bool empty = false;
+};
+RangeMask range_mask(const Index& e, int64_t lo, int64_t hi, const ir::VarRanges& ranges);
 // (x - sum / count)^2: the second pass of var/std.
 Expr var_deviation_squared(const Expr& x, const Expr& sum, double count);
 // exp(x - shift(max)): the second pass of logsumexp.

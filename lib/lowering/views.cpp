@@ -152,7 +152,20 @@ Coords Lowerer::view_input_coords(const graph::Value& view, const Coords& coords
     case graph::Op::LayerNorm:
     case graph::Op::RmsNorm:
     case graph::Op::Linear:
-    case graph::Op::Matmul: break;
+    case graph::Op::BatchNorm:
+    case graph::Op::Hardswish:
+    case graph::Op::Hardsigmoid:
+    case graph::Op::Softplus:
+    case graph::Op::Elu:
+    case graph::Op::Matmul:
+    case graph::Op::Conv1d:
+    case graph::Op::Conv2d:
+    case graph::Op::MaxPool2d:
+    case graph::Op::AvgPool2d:
+    case graph::Op::AdaptiveAvgPool2d:
+    case graph::Op::Embedding:
+    case graph::Op::IndexSelect:
+    case graph::Op::Gather: break;
   }
   STAX_ASSERT(false, "'" + view.name + "' is not a view");
   return coords;

@@ -20,10 +20,10 @@ BufferRole role_of(const ir::Program& p, const ir::Buffer& b) {
   return output ? BufferRole::Output : BufferRole::Intermediate;
 }
 
-// Every load of `r` in `loads` is at `index`.
+// Every load of `r` in `loads` is at `index` (an indexed load may read any element).
 bool read_only_at(const std::vector<ir::LoadRef>& loads, ir::BufferId r, const ir::Index& index) {
   return std::all_of(loads.begin(), loads.end(),
-                     [&](const ir::LoadRef& l) { return l.buffer != r || l.index == index; });
+                     [&](const ir::LoadRef& l) { return l.buffer != r || (!l.indirect && l.index == index); });
 }
 
 Step step_of(const ir::Program& p, const ir::Buffer& b) {

@@ -261,6 +261,15 @@ bool Fuser::depends(const std::vector<int>& from, const std::vector<int>& to, bo
   return false;
 }
 
+std::string Fuser::whole_read(const std::vector<int>& from, const std::vector<int>& to) const {
+  const std::vector<int> sorted_from = sorted_copy(from);
+  for (int t : to)
+    for (const Dep& d : g_.nodes[static_cast<std::size_t>(t)].reads)
+      if (d.kind == DepKind::Star && contains(sorted_from, g_.writer[static_cast<std::size_t>(d.buffer)]))
+        return p_[d.buffer].name;
+  return {};
+}
+
 std::string Fuser::distance_violation(const std::vector<int>& producers, const std::vector<int>& consumers,
                                       std::size_t depth, const std::vector<int64_t>* refined) const {
   const std::vector<int> sorted_producers = sorted_copy(producers);
@@ -334,6 +343,9 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   if (d.vertical && depends(first.members, second.members, true))
     return refuse(Refusal::DependenceDistance, second.name + " must follow " + first.name +
                                                    " (WeakDep): ordering dependencies are not fused");
+  if (const std::string whole = d.vertical ? whole_read(first.members, second.members) : ""; !whole.empty())
+    return refuse(Refusal::DependenceDistance, second.name + " reads " + whole + " whole (StarDep, an indexed load): " +
+                                                   first.name + " must have written all of it");
   const std::size_t members = A.members.size() + B.members.size();
   if (members > opts_.max_nodes)
     return refuse(Refusal::TooManyNodes, "the kernel would have " + std::to_string(members) + " nodes (at most " +

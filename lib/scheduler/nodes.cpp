@@ -54,7 +54,8 @@ NodeLoops plan_loops(const Buffer& b, const std::vector<Index>& indices) {
 std::vector<Index> body_indices(const Buffer& b) {
   std::vector<Index> out;
   for (const Expr& e : ir::topo_order(b.body))
-    if (e.op() == ir::ExprOp::Load || e.op() == ir::ExprOp::IndexValue) out.push_back(e.index());
+    if (e.op() == ir::ExprOp::Load || e.op() == ir::ExprOp::IndexValue || e.op() == ir::ExprOp::IndirectLoad)
+      out.push_back(e.index());
   out.push_back(b.write_index());
   return out;
 }
@@ -142,15 +143,7 @@ ir::VarRanges NodeLoops::ranges() const {
   return r;
 }
 
-bool body_may_fail(const Expr& body) {
-  if (!body) return false;
-  for (const Expr& e : ir::topo_order(body)) {
-    const ir::ExprOp op = e.op();
-    const bool division = op == ir::ExprOp::FloorDiv || op == ir::ExprOp::TruncDiv || op == ir::ExprOp::Remainder;
-    if (division && !is_floating(e.dtype())) return true;
-  }
-  return false;
-}
+bool body_may_fail(const Expr& body) { return ir::may_fail(body); }
 
 std::vector<SchedulerNode> build_nodes(const ir::Program& p) {
   std::set<BufferId> outputs;
@@ -173,6 +166,10 @@ std::vector<SchedulerNode> build_nodes(const ir::Program& p) {
                  : b.kind == ir::BufferKind::Reduction ? NodeKind::Reduction
                                                        : NodeKind::Scan;
         for (const ir::LoadRef& l : ir::collect_loads(b.body)) {
+          if (l.indirect) {  // which elements depends on data: the whole buffer (§6.7's StarDep)
+            add_unique(n.reads, star_dep(l.buffer));
+            continue;
+          }
           n.loads.push_back(Access{l.buffer, l.index});
           add_unique(n.reads, memory_dep(l.buffer, l.index, b));
         }

@@ -114,6 +114,13 @@ TEST_F(StaxcTest, InterpretDivisionByZeroExitsWithThreeAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
+TEST_F(StaxcTest, InterpretIndexOutOfRangeExitsWithThreeAndWritesNothing) {
+  ProcessResult r = staxc({"interpret", data("index_out_of_range.json"), "--output-dir", path("out")});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_TRUE(is_error_line(r.err, "node 'e' (embedding): index 3 is out of range [0, 3) of dim 0")) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
 TEST_F(StaxcTest, InterpretEveryDtypeAndRepeatedOutputs) {
   ProcessResult r = staxc({"interpret", data("all_dtypes.json"), "--output-dir", path("out"), "--seed", "99"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -22,7 +22,7 @@ TEST(PreludeSections, EmbeddedTextIsTheRepositoryHeader) {
 }
 
 TEST(PreludeSections, NamesInFileOrder) {
-  std::vector<std::string> expected = {"includes", "capi",   "core",   "intdiv",  "math",
+  std::vector<std::string> expected = {"includes", "capi",   "core",     "intdiv",  "index", "math",
                                        "activation", "reduce", "matmul", "dispatch", "wrapper"};
   EXPECT_EQ(prelude_section_names(), expected);
 }

@@ -51,6 +51,26 @@ TEST(Prelude, IntegerDivisionTruncAndFloor) {
   EXPECT_EQ(err, 1);
 }
 
+TEST(Prelude, CheckedIndexAndTheKernelErrorCode) {
+  int err = 0;
+  EXPECT_EQ(stax_rt::checked_index<int64_t>(0, 5, err), 0);
+  EXPECT_EQ(stax_rt::checked_index<int32_t>(4, 5, err), 4);
+  EXPECT_EQ(err, 0);
+  EXPECT_EQ(stax_rt::checked_index<int64_t>(5, 5, err), 0);  // out of range: 0, inside the data
+  EXPECT_EQ(err, 2);
+  err = 0;
+  EXPECT_EQ(stax_rt::checked_index<int32_t>(-1, 5, err), 0);
+  EXPECT_EQ(stax_rt::checked_index<int64_t>(kI64Min, 5, err), 0);
+  EXPECT_EQ(stax_rt::checked_index<int64_t>(int64_t{1} << 40, int64_t{1} << 40, err), 0);
+  EXPECT_EQ(err, 2);
+  // A division by zero after an index error keeps both bits; the index error is reported.
+  EXPECT_EQ(stax_rt::div_trunc<int32_t>(1, 0, err), 0);
+  EXPECT_EQ(err, 3);
+  EXPECT_EQ(stax_rt::kernel_error(1), STAX_ERR_DIV_BY_ZERO);
+  EXPECT_EQ(stax_rt::kernel_error(2), STAX_ERR_INDEX_OUT_OF_RANGE);
+  EXPECT_EQ(stax_rt::kernel_error(3), STAX_ERR_INDEX_OUT_OF_RANGE);
+}
+
 TEST(Prelude, IntegerRemainderIsPythonStyle) {
   int err = 0;
   EXPECT_EQ(stax_rt::remainder<int32_t>(7, 3, err), 1);
@@ -358,6 +378,7 @@ TEST(Prelude, CheckLayoutNamesTheMismatch) {
   const int64_t odd_strides[] = {99, 1};
   EXPECT_EQ(stax_rt::check_layout("input", 0, spec1, data, {STAX_INT64, 2, shape1, odd_strides}, msg, sizeof msg), STAX_OK);
   EXPECT_STREQ(stax_rt::strerror(STAX_ERR_DIV_BY_ZERO), "integer division or remainder by zero");
+  EXPECT_STREQ(stax_rt::strerror(STAX_ERR_INDEX_OUT_OF_RANGE), "index out of range (embedding, index_select or gather)");
   EXPECT_STREQ(stax_rt::strerror(42), "unknown error code");
 }
 

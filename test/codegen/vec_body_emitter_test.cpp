@@ -135,6 +135,24 @@ Emitted emit_body(const Expr& body, const std::string& isa = "I", const std::str
   return r;
 }
 
+TEST(VecBodyEmitter, LeavesIndexedLoadsToTheScalarLoop) {
+  // in0[x1 + 37 * p] with p = in11[x0] checked against 3 rows.
+  const Expr g = ir::indirect_load(0, DType::Float32, x1, row(11), 37, 3);
+  EXPECT_EQ(emit_body(bin(ExprOp::Add, g, at(0))).why_not, "indexed load of in0 (positions read from data)");
+  std::set<std::string> sections;
+  int temps = 0;
+  CodeWriter out;
+  BodyEmitter s(buffer_name, [](const Index& e) { return index_cxx(e); }, sections, temps);
+  EXPECT_EQ(s.emit(g, out), "in0[x1 + 37 * stax_rt::checked_index(in11[x0], 3, err)]");
+  EXPECT_TRUE(s.fallible());
+  EXPECT_EQ(sections.count("index"), 1u);
+  EXPECT_TRUE(BodyEmitter::has_checked_division(g));
+  // No base and a step of 1: the position alone.
+  CodeWriter out2;
+  EXPECT_EQ(s.emit(ir::indirect_load(0, DType::Float32, Index::constant(0), row(11), 1, 111), out2),
+            "in0[stax_rt::checked_index(in11[x0], 111, err)]");
+}
+
 TEST(VecBodyEmitter, RefusesLoadsThatAreNotContiguous) {
   const Expr transposed = load(0, 3 * x1 + x0);
   EXPECT_EQ(emit_body(bin(ExprOp::Add, at(0), transposed)).why_not, "load of in0[x0 + 3 * x1] steps by 3 in x1");

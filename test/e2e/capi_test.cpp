@@ -1,7 +1,8 @@
 // The C API of generated code as a user sees it: two models compiled separately and linked into
 // one program (no symbol clash; only the C API is exported), their headers used from C and C++,
 // metadata, NULL and caller workspaces, NAME_run_checked rejecting every kind of mismatch with
-// a message, integer division by zero as an error code, and concurrent calls.
+// a message, integer division by zero and an index out of range as error codes, and concurrent
+// calls.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -225,6 +226,84 @@ TEST(CApi, TwoModelsLinkedFromCAndCxx) {
                                     (d / "alpha.o").string(), (d / "beta.o").string(), "-lsleef", "-pthread",
                                     "-o", (d / "app").string()}, d);
   ASSERT_EQ(link.exit_code, 0) << link.output;
+  driver::ProcessResult app = run({(d / "app").string()}, d);
+  EXPECT_EQ(app.exit_code, 0) << app.output;
+  EXPECT_NE(app.output.find("all checks passed"), std::string::npos) << app.output;
+}
+
+// gamma: rows of a table picked by indices (int32), and a column of it picked by a gather
+// (int64): positions out of range are an error code; nothing outside the table is read.
+const char* kGamma = R"({"format": "stax-graph", "version": 1, "name": "gamma",
+  "inputs": [{"name": "t", "dtype": "float32", "shape": [4, 3]}, {"name": "i", "dtype": "int32", "shape": [5]},
+             {"name": "g", "dtype": "int64", "shape": [4, 1]}],
+  "nodes": [{"name": "e", "op": "embedding", "args": ["t", "i"]},
+            {"name": "c", "op": "gather", "args": ["t", "g"], "dim": 1}],
+  "outputs": ["e", "c"]})";
+
+const char* kGammaMain = R"cxx(#include "gamma.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+static int failures = 0;
+#define CHECK(cond)                                                  \
+  do {                                                               \
+    if (!(cond)) {                                                   \
+      std::printf("FAIL line %d: %s\n", __LINE__, #cond);            \
+      ++failures;                                                    \
+    }                                                                \
+  } while (0)
+
+int main() {
+  // The table sits at the end of a vector sized exactly: a read past it is a heap overflow.
+  std::vector<float> table(12);
+  for (int k = 0; k < 12; ++k) table[k] = float(k);
+  int32_t idx[5] = {3, 0, 2, 2, 1};
+  int64_t col[4] = {2, 0, 1, 2};
+  float e[15], c[4];
+  const void* in[3] = {table.data(), idx, col};
+  void* out[2] = {e, c};
+  CHECK(gamma_run(in, out, nullptr) == STAX_OK);
+  for (int r = 0; r < 5; ++r)
+    for (int j = 0; j < 3; ++j) CHECK(e[r * 3 + j] == float(idx[r] * 3 + j));
+  for (int r = 0; r < 4; ++r) CHECK(c[r] == float(r * 3 + col[r]));
+  CHECK(std::strcmp(gamma_strerror(STAX_ERR_INDEX_OUT_OF_RANGE), "index out of range (embedding, index_select or gather)") == 0);
+  const int32_t bad_rows[] = {4, -1, 2147483647, -2147483647 - 1};
+  for (int32_t b : bad_rows) {
+    idx[3] = b;
+    CHECK(gamma_run(in, out, nullptr) == STAX_ERR_INDEX_OUT_OF_RANGE);
+  }
+  idx[3] = 2;
+  col[1] = 3;
+  CHECK(gamma_run(in, out, nullptr) == STAX_ERR_INDEX_OUT_OF_RANGE);
+  col[1] = -1;
+  char msg[128];
+  const int64_t st[2] = {4, 3}, si[1] = {5}, sg[2] = {4, 1}, se[2] = {5, 3}, sc[2] = {4, 1};
+  const stax_layout li[3] = {{STAX_FLOAT32, 2, st, nullptr}, {STAX_INT32, 1, si, nullptr}, {STAX_INT64, 2, sg, nullptr}};
+  const stax_layout lo[2] = {{STAX_FLOAT32, 2, se, nullptr}, {STAX_FLOAT32, 2, sc, nullptr}};
+  CHECK(gamma_run_checked(3, in, li, 2, out, lo, nullptr, msg, sizeof msg) == STAX_ERR_INDEX_OUT_OF_RANGE);
+  CHECK(std::strstr(msg, "index out of range") != nullptr);
+  col[1] = 0;
+  CHECK(gamma_run_checked(3, in, li, 2, out, lo, nullptr, msg, sizeof msg) == STAX_OK);
+  std::printf(failures == 0 ? "all checks passed\n" : "%d checks failed\n", failures);
+  return failures == 0 ? 0 : 1;
+}
+)cxx";
+
+TEST(CApi, IndexOutOfRangeIsAnErrorCode) {
+  driver::TempDir dir;
+  const fs::path d = dir.path();
+  driver::CompiledModel m = driver::compile_graph(graph::parse_graph(kGamma));
+  driver::write_generated(m.code, d / "gamma.cpp", d / "gamma.h");
+  write(d / "main.cpp", kGammaMain);
+  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-g", "-fopenmp", "-Wall", "-Wextra", "-Werror",
+                                          "-fsanitize=address,undefined", "-fno-sanitize-recover=all"};
+  std::vector<std::string> argv = {"g++"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {(d / "gamma.cpp").string(), (d / "main.cpp").string(), "-lsleef", "-o", (d / "app").string()});
+  driver::ProcessResult build = run(argv, d);
+  ASSERT_EQ(build.exit_code, 0) << driver::command_line(argv) << "\n" << build.output;
   driver::ProcessResult app = run({(d / "app").string()}, d);
   EXPECT_EQ(app.exit_code, 0) << app.output;
   EXPECT_NE(app.output.find("all checks passed"), std::string::npos) << app.output;

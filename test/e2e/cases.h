@@ -16,5 +16,6 @@ std::vector<Case> view_cases();               // views of views, cat, pad
 std::vector<Case> composite_matmul_cases();   // composites, matmul, attention
 std::vector<Case> interface_cases();          // outputs, constants, names, 0-d, division by zero
 std::vector<Case> model_name_cases();         // graph names that the generated code uses itself
+std::vector<Case> nn_cases();                 // pools, indexing (and its errors), batch_norm, activations
 
 }  // namespace stax::e2e

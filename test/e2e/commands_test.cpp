@@ -42,6 +42,12 @@ const char* kDivByZero = R"({"format": "stax-graph", "version": 1, "name": "dz",
   "nodes": [{"name": "y", "op": "remainder", "args": ["a", {"op": "sub", "args": ["a", "a"]}]}],
   "outputs": ["y"]})";
 
+// idx: int64 inputs in [-8, 8] shifted by 2: some index of w's 5 rows is out of range.
+const char* kIndexError = R"({"format": "stax-graph", "version": 1, "name": "idx",
+  "inputs": [{"name": "w", "dtype": "float32", "shape": [5, 3]}, {"name": "i", "dtype": "int64", "shape": [40]}],
+  "nodes": [{"name": "y", "op": "embedding", "args": ["w", {"op": "add", "args": ["i", 2]}]}],
+  "outputs": ["y"]})";
+
 TEST_F(Commands, CompileIsTheDefaultCommand) {
   driver::ProcessResult a = staxc({"compile", sample("softmax.json"), "-o", path("a.cpp"), "--header", path("a.h")});
   ASSERT_EQ(a.exit_code, 0) << a.output;
@@ -115,6 +121,24 @@ TEST_F(Commands, RunReportsDivisionByZeroAndWritesNothing) {
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_TRUE(has(r.output, "staxc: error: generated code of 'dz': integer division or remainder by zero"));
   EXPECT_FALSE(fs::exists(path("out/y.npy")));
+}
+
+TEST_F(Commands, RunReportsAnIndexOutOfRangeAndWritesNothing) {
+  const std::string model = write_model("idx.json", kIndexError);
+  driver::ProcessResult r = staxc({"run", model, "--output-dir", path("out"), kQuickFlags});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_TRUE(has(r.output, "staxc: error: generated code of 'idx': index out of range (embedding, index_select or gather)"))
+      << r.output;
+  EXPECT_FALSE(fs::exists(path("out")));
+  driver::ProcessResult i = staxc({"interpret", model, "--output-dir", path("out")});
+  EXPECT_EQ(i.exit_code, 3) << i.output;
+  EXPECT_TRUE(has(i.output, "node 'y' (embedding): index ")) << i.output;
+  EXPECT_FALSE(fs::exists(path("out")));
+  // check: both sides report it, as for a division by zero, so they agree.
+  driver::ProcessResult c = staxc({"check", model, kQuickFlags});
+  EXPECT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_TRUE(has(c.output, "both report a run-time error")) << c.output;
+  EXPECT_TRUE(has(c.output, "generated code of 'idx': index out of range")) << c.output;
 }
 
 TEST_F(Commands, BuildFailureShowsTheCompilerMessages) {

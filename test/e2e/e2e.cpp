@@ -178,6 +178,11 @@ void check_case(const Built& b, std::size_t k) {
   if (c.expect == Expect::DivByZero) {
     EXPECT_TRUE(r.runtime_error) << "expected a division by zero\n" << lines;
   }
+  if (c.expect == Expect::IndexError) {
+    EXPECT_TRUE(r.runtime_error && lines.find("is out of range [0, ") != std::string::npos &&
+                lines.find("index out of range (embedding, index_select or gather)") != std::string::npos)
+        << "expected an index out of range\n" << lines;
+  }
   if (c.expect == Expect::Match) {
     EXPECT_FALSE(r.runtime_error) << "unexpected run-time error\n" << lines << c.json;
   }

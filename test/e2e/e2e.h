@@ -20,6 +20,7 @@ constexpr driver::Tolerance kDefaultTolerance{1e-5, 1e-6};
 enum class Expect : unsigned char {
   Match,       // every output within tolerance
   DivByZero,   // both the interpreter and the generated code report an integer division by zero
+  IndexError,  // both report an index out of range (the generated code's error code says so)
   Either,      // one of the two (random graphs whose integer divisors may be zero)
 };
 

@@ -21,7 +21,7 @@ std::vector<Case> random_cases(uint64_t first_seed, int count, const randgraph::
   std::vector<Case> cases;
   for (int k = 0; k < count; ++k) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(k);
-    randgraph::RandomGraph g = randgraph::random_graph(seed, opt);
+    randgraph::RandomGraph g = randgraph::random_graph(seed, randgraph::lowerable(opt));
     Case c;
     c.name = g.name;
     c.json = g.json;

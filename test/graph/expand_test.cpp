@@ -239,6 +239,57 @@ TEST(Expand, OptionalArgumentsAndOneDimWeight) {
   EXPECT_EQ(e[e.find("h")].op, Op::Matmul);
 }
 
+TEST(Expand, BatchNormAndActivations) {
+  Graph g = parse_ok(doc("x:float32[2,3,4,5] m:float32[3] v:float32[3] r:float64[2,3] q:float64[3]",
+      R"([{"name": "bn", "op": "batch_norm", "args": ["x", "m", "v", "m", "v"], "eps": 0.5},
+          {"name": "b2", "op": "batch_norm", "args": ["r", "q", "q", null, "q"]},
+          {"name": "b3", "op": "batch_norm", "args": ["x", "m", "v"]},
+          {"name": "hs", "op": "hardswish", "args": ["x"]},
+          {"name": "hg", "op": "hardsigmoid", "args": ["x"]},
+          {"name": "sp", "op": "softplus", "args": ["x"], "beta": 2, "threshold": 3},
+          {"name": "el", "op": "elu", "args": ["x"], "alpha": 0.25}])",
+      R"(["bn", "b2", "b3", "hs", "hg", "sp", "el"])"));
+  Graph e = expand_composites(g);
+  EXPECT_FALSE(has_composite(e));
+  check_well_formed(e);
+  std::string sig = format_signature(e);
+  EXPECT_NE(sig.find("bn#0: float32[3] = add(v, 0.5)\n"
+                     "bn#1: float32[3] = rsqrt(bn#0)\n"
+                     "bn#2: float32[3] = mul(bn#1, m)\n"
+                     "bn#3: float32[3] = mul(m, bn#2)\n"
+                     "bn#4: float32[3] = sub(v, bn#3)\n"
+                     "bn#5: float32[3, 1, 1] = reshape(bn#2, shape=[3, 1, 1])\n"
+                     "bn#6: float32[2, 3, 4, 5] = mul(x, bn#5)\n"
+                     "bn#7: float32[3, 1, 1] = reshape(bn#4, shape=[3, 1, 1])\n"
+                     "bn: float32[2, 3, 4, 5] = add(bn#6, bn#7)\n"), std::string::npos) << sig;
+  // A [N, C] input needs no reshape; absent weight: no product; absent bias: 0 - mean * alpha.
+  EXPECT_NE(sig.find("b2#0: float64[3] = add(q, 1e-05)\n"
+                     "b2#1: float64[3] = rsqrt(b2#0)\n"
+                     "b2#2: float64[3] = mul(q, b2#1)\n"
+                     "b2#3: float64[3] = sub(q, b2#2)\n"
+                     "b2#4: float64[2, 3] = mul(r, b2#1)\n"
+                     "b2: float64[2, 3] = add(b2#4, b2#3)\n"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("hs#0: float32[2, 3, 4, 5] = add(x, 3.0)\n"
+                     "hs#1: float32[2, 3, 4, 5] = maximum(hs#0, 0.0)\n"
+                     "hs#2: float32[2, 3, 4, 5] = minimum(hs#1, 6.0)\n"
+                     "hs#3: float32[2, 3, 4, 5] = mul(x, hs#2)\n"
+                     "hs: float32[2, 3, 4, 5] = div(hs#3, 6.0)\n"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("hg#2: float32[2, 3, 4, 5] = minimum(hg#1, 6.0)\n"
+                     "hg: float32[2, 3, 4, 5] = div(hg#2, 6.0)\n"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("sp#0: float32[2, 3, 4, 5] = mul(x, 2.0)\n"
+                     "sp#1: bool[2, 3, 4, 5] = gt(sp#0, 3.0)\n"
+                     "sp#2: float32[2, 3, 4, 5] = exp(sp#0)\n"
+                     "sp#3: float32[2, 3, 4, 5] = log1p(sp#2)\n"
+                     "sp#4: float32[2, 3, 4, 5] = div(sp#3, 2.0)\n"
+                     "sp: float32[2, 3, 4, 5] = where(sp#1, x, sp#4)\n"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("el#0: bool[2, 3, 4, 5] = lt(x, 0.0)\n"
+                     "el#1: float32[2, 3, 4, 5] = expm1(x)\n"
+                     "el#2: float32[2, 3, 4, 5] = mul(el#1, 0.25)\n"
+                     "el: float32[2, 3, 4, 5] = where(el#0, el#2, x)\n"), std::string::npos) << sig;
+  EXPECT_EQ(e[e.find("sp#1")].compute_dtype, DType::Float32);
+  EXPECT_NE(sig.find("b3#3: float32[3] = sub(0.0, b3#2)\n"), std::string::npos) << sig;
+}
+
 TEST(Expand, GraphWithoutCompositesIsUnchanged) {
   Graph g = parse_ok(doc("x:float32[2,3]", R"([{"name": "y", "op": "exp", "args": ["x"]}])"));
   EXPECT_EQ(format_signature(expand_composites(g)), format_signature(g));

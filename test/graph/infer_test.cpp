@@ -49,7 +49,7 @@ TEST(Infer, Elementwise) {
       {"x:float32[2]", R"({"op": "exp", "args": [2.0]})",
        "error: op 'exp' needs a tensor here (a value name or an inline node), got the scalar 2.0"},
       {"x:float32[2]", R"({"op": "exp", "args": [null]})",
-       "error: null is allowed only for an optional argument of a composite (layer_norm weight and bias, rms_norm weight, linear bias)"},
+       "error: null is allowed only for an optional argument (layer_norm weight and bias, rms_norm weight, linear, conv1d and conv2d bias, batch_norm weight and bias)"},
       {"x:float32[2]", R"({"op": "exp", "args": [["x"]]})",
        "error: an argument is a value name, a number, a boolean, null or an inline node; got a list"},
       {"x:float32[2]", R"({"op": "exp", "args": "x"})", "error: expected a list, got \"x\""},
@@ -178,7 +178,7 @@ TEST(Infer, Composites) {
       {"x:float32[4,8] w:float32[2,16,8]", R"({"op": "linear", "args": ["x", "w"]})",
        "error: the weight of linear is 1-d or 2-d, got [2, 16, 8]"},
       {"x:float32[4,8] w:float32[16,8]", R"({"op": "linear", "args": ["x", null]})",
-       "error: null is allowed only for an optional argument of a composite (layer_norm weight and bias, rms_norm weight, linear bias)"},
+       "error: null is allowed only for an optional argument (layer_norm weight and bias, rms_norm weight, linear, conv1d and conv2d bias, batch_norm weight and bias)"},
   });
   Value s = node_of("x:float32[4,8]", R"({"op": "softmax", "args": ["x"], "dim": -2})");
   EXPECT_EQ(s.attrs.dim, 0);

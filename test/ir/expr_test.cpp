@@ -142,5 +142,53 @@ TEST(Program, VerifyCatchesOutOfBoundsLoads) {
   EXPECT_THROW(verify(p), InternalError);
 }
 
+TEST(Expr, IndirectLoad) {
+  const Expr pos = load(1, DType::Int64, x0);
+  const Expr e = indirect_load(0, DType::Float32, x1, pos, 4, 10);
+  EXPECT_EQ(e.op(), ExprOp::IndirectLoad);
+  EXPECT_EQ(e.dtype(), DType::Float32);
+  EXPECT_EQ(e.buffer(), 0);
+  EXPECT_EQ(e.index(), x1);
+  EXPECT_EQ(e.stride(), 4);
+  EXPECT_EQ(e.extent(), 10);
+  EXPECT_EQ(to_string(e, {"w", "i"}), "w[x1 + 4*checked(i[x0], 10)]");
+  EXPECT_TRUE(e == indirect_load(0, DType::Float32, x1, load(1, DType::Int64, x0), 4, 10));
+  EXPECT_FALSE(e == indirect_load(0, DType::Float32, x1, pos, 4, 9));   // extent counts
+  EXPECT_FALSE(e == indirect_load(0, DType::Float32, x1, pos, 2, 10));  // stride counts
+  EXPECT_FALSE(e == load(0, DType::Float32, x1));
+  EXPECT_THROW(indirect_load(0, DType::Float32, x1, load(0, DType::Float32, x0), 4, 10), InternalError);
+  EXPECT_THROW(indirect_load(0, DType::Float32, x1, pos, 4, 0), InternalError);
+  EXPECT_THROW(e.int_value(), InternalError);
+  // collect_loads reports it apart from a plain load of the same base: its elements depend on
+  // data; inside a Masked body it is masked as any load.
+  const Expr both = binary(ExprOp::Add, e, masked(unary(ExprOp::IsNan, load(0, DType::Float32, x1)),
+                                                  load(0, DType::Float32, x1), float_const(DType::Float32, 0)));
+  const std::vector<LoadRef> loads = collect_loads(both);
+  ASSERT_EQ(loads.size(), 3u);
+  EXPECT_EQ(loads[0].buffer, 1);
+  EXPECT_TRUE(loads[1].indirect);
+  EXPECT_FALSE(loads[1].masked);
+  EXPECT_FALSE(loads[2].indirect);
+  EXPECT_FALSE(loads[2].masked);  // read unmasked by isnan too
+  EXPECT_TRUE(collect_loads(masked(bool_const(true), e, float_const(DType::Float32, 0)))[1].masked);
+  EXPECT_TRUE(may_fail(both));
+  EXPECT_FALSE(may_fail(load(0, DType::Float32, x1)));
+  EXPECT_TRUE(may_fail(binary(ExprOp::Remainder, pos, pos)));
+  EXPECT_FALSE(may_fail(binary(ExprOp::Remainder, load(0, DType::Float32, x1), load(0, DType::Float32, x1))));
+}
+
+TEST(Program, IndirectLoadsAreSideEffectsAndVerified) {
+  Program p = example_71();
+  // buf2[x0, x1] = x[128 * i + x1] with i = floor(buf1[x0]) as an int: rows picked by data.
+  const Expr row = cast(unary(ExprOp::Floor, load(1, DType::Float32, x0)), DType::Int64);
+  p.buffers[2].body = indirect_load(0, DType::Float32, x1, row, 128, 64);
+  EXPECT_NO_THROW(verify(p));
+  EXPECT_TRUE(has_side_effects(p[2]));
+  EXPECT_FALSE(has_side_effects(p[1]));
+  EXPECT_NE(dump_ir(p).find("  t3 = iload x[x1 + 128*checked(t2, 64)]  : float32\n"), std::string::npos) << dump_ir(p);
+  p.buffers[2].body = indirect_load(0, DType::Float32, x1, row, 128, 65);  // one row too many
+  EXPECT_THROW(verify(p), InternalError);
+}
+
 }  // namespace
 }  // namespace stax::ir

@@ -137,6 +137,14 @@ class Evaluator {
         STAX_ASSERT(at >= 0 && at < t.numel(), "load out of bounds: " + ir::to_string(e.index()));
         return is_floating(dt) ? make(dt, t.get_double(at), 0) : make(dt, 0, t.get_int(at));
       }
+      case ExprOp::IndirectLoad: {
+        const Tensor& t = store_.at(static_cast<std::size_t>(e.buffer()));
+        const int64_t p = eval(e.operand(0)).i;
+        if (p < 0 || p >= e.extent()) throw RuntimeFailure("index out of range");
+        const int64_t at = index(e.index()) + e.stride() * p;
+        STAX_ASSERT(at >= 0 && at < t.numel(), "indirect load out of bounds: " + ir::to_string(e.index()));
+        return is_floating(dt) ? make(dt, t.get_double(at), 0) : make(dt, 0, t.get_int(at));
+      }
       case ExprOp::Constant: return is_floating(dt) ? make(dt, e.float_value(), 0) : make(dt, 0, e.int_value());
       case ExprOp::IndexValue: return make(dt, 0, index(e.index()));
       case ExprOp::Cast: return convert(e.operand(0).dtype(), dt, eval(e.operand(0)));

@@ -1,7 +1,8 @@
 // A plain interpreter of the loop IR, for tests only: runs a lowered Program on tensors, one
 // loop point at a time, so lowering can be compared with the reference interpreter before and
 // independently of code generation. Float math is done in double and rounded to each IR node's
-// dtype; integers wrap; integer division or remainder by zero throws RuntimeFailure.
+// dtype; integers wrap; integer division or remainder by zero, and an indexed load's position
+// out of range, throw RuntimeFailure.
 // Never used by the product.
 #pragma once
 

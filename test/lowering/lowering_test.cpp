@@ -463,5 +463,137 @@ TEST(Lowering, CompositesNeedExpansion) {
   EXPECT_THROW(lower(graph::parse_graph(json)), InternalError);
 }
 
+TEST(Lowering, MaxPoolIsAMaxReductionOverAMaskedWindow) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [2, 3, 7, 6]}])",
+                         R"([{"name": "y", "op": "max_pool2d", "args": [{"op": "neg", "args": ["x"]}], "kernel_size": 3,
+                              "stride": 2, "padding": 1, "ceil_mode": true}])", R"(["y"])");
+  ir::Program p = lower(g);
+  // The pool's input is stored (windows overlap), then one Max reduction over r0, r1.
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Pointwise, K::Reduction}));
+  EXPECT_EQ(p[2].reduce_op, ir::ReduceOp::Max);
+  EXPECT_EQ(p[2].shape, (Shape{2, 3, 4, 4}));
+  EXPECT_EQ(p[2].reduce_ranges, (Shape{3, 3}));
+  const std::string b = body(p, 2);
+  EXPECT_NE(b.find("masked("), std::string::npos) << b;
+  EXPECT_NE(b.find("float32(-inf))"), std::string::npos) << b;
+  EXPECT_NE(b.find("buf1[126*x0 + 42*x1 + 12*x2 + 2*x3 + 6*r0 + r1 - 7]"), std::string::npos) << b;
+  expect_numbers(g);
+}
+
+TEST(Lowering, PoolWithoutPaddingNeedsNoMask) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float64", "shape": [3, 8, 8]}])",
+                         R"([{"name": "y", "op": "max_pool2d", "args": ["x"], "kernel_size": 2}])", R"(["y"])");
+  ir::Program p = lower(g);
+  EXPECT_EQ(body(p, 1), "x[64*x0 + 16*x1 + 2*x2 + 8*r0 + r1]");
+  expect_numbers(g);
+}
+
+TEST(Lowering, AvgPoolDividesByThePositionsCount) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 5, 5]}])",
+                         R"([{"name": "a", "op": "avg_pool2d", "args": ["x"], "kernel_size": 2, "padding": 1, "ceil_mode": true},
+                             {"name": "b", "op": "avg_pool2d", "args": ["x"], "kernel_size": 3, "stride": 2, "padding": 1,
+                              "ceil_mode": true, "count_include_pad": false},
+                             {"name": "c", "op": "avg_pool2d", "args": ["x"], "kernel_size": 2, "divisor_override": 3},
+                             {"name": "d", "op": "avg_pool2d", "args": ["x"], "kernel_size": 2}])",
+                         R"(["a", "b", "c", "d"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Reduction, K::Pointwise, K::Reduction, K::Pointwise, K::Reduction,
+                                      K::Pointwise, K::Reduction, K::Pointwise}));
+  for (ir::BufferId id : {1, 3, 5, 7}) EXPECT_EQ(p[id].reduce_op, ir::ReduceOp::Sum);
+  // a: every window lies inside the padded input [-1, 6): 4 elements.
+  EXPECT_EQ(body(p, 2), "div(buf1[9*x1 + 3*x2 + x3], float32(4))");
+  // b: the window within the input, [2o - 1, 2o + 2) clipped to [0, 5)
+  EXPECT_EQ(body(p, 4), "div(buf3[9*x1 + 3*x2 + x3], cast<float32>(mul(sub(minimum(index<int64>(2*x2 + 2), int64(5)), "
+                        "maximum(index<int64>(2*x2 - 1), int64(0))), sub(minimum(index<int64>(2*x3 + 2), int64(5)), "
+                        "maximum(index<int64>(2*x3 - 1), int64(0))))))");
+  EXPECT_EQ(body(p, 6), "div(buf5[4*x1 + 2*x2 + x3], float32(3))");
+  EXPECT_EQ(body(p, 8), "div(buf7[4*x1 + 2*x2 + x3], float32(4))");
+  expect_numbers(g);
+}
+
+TEST(Lowering, AdaptivePoolMasksTheShorterWindows) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [2, 5, 6]}])",
+                         R"([{"name": "y", "op": "adaptive_avg_pool2d", "args": ["x"], "output_size": [3, 4]}])",
+                         R"(["y"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Reduction, K::Pointwise}));
+  // rows: windows [0, 2), [1, 4), [3, 5): up to 3 long, masked; columns: [0, 2), [1, 3), [3, 5),
+  // [4, 6): all 2 long, no mask.
+  EXPECT_EQ(p[1].reduce_ranges, (Shape{3, 2}));
+  EXPECT_NE(body(p, 1).find("masked(lt(index<int64>("), std::string::npos) << body(p, 1);
+  expect_numbers(g);
+  // An output larger than the input repeats elements; one as large is the identity window.
+  expect_numbers(parse(R"([{"name": "x", "dtype": "float64", "shape": [1, 3, 2]}])",
+                       R"([{"name": "y", "op": "adaptive_avg_pool2d", "args": ["x"], "output_size": [7, 2]}])", R"(["y"])"));
+}
+
+TEST(Lowering, IndexingOpsAreIndirectLoads) {
+  graph::Graph g = parse(R"([{"name": "w", "dtype": "float32", "shape": [10, 4]}, {"name": "i", "dtype": "int32", "shape": [2, 3]},
+                             {"name": "x", "dtype": "float64", "shape": [3, 5]}, {"name": "j", "dtype": "int64", "shape": [4]}])",
+                         R"([{"name": "e", "op": "embedding", "args": ["w", {"op": "clamp", "args": ["i"], "min": 0, "max": 9}]},
+                             {"name": "s", "op": "index_select", "args": ["x", {"op": "remainder", "args": ["j", 5]}], "dim": 1},
+                             {"name": "t", "op": "gather", "args": ["x", {"op": "remainder", "args": [{"op": "reshape", "args": ["j"], "shape": [2, 2]}, 3]}], "dim": 0}])",
+                         R"(["e", "s", "t"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Input, K::Input, K::Pointwise, K::Pointwise, K::Pointwise}));
+  EXPECT_EQ(body(p, 4), "w[x2 + 4*checked(minimum(maximum(i[3*x0 + x1], int32(0)), int32(9)), 10)]");
+  EXPECT_EQ(body(p, 5), "x[5*x0 + 1*checked(remainder(j[x1], int64(5)), 5)]");
+  EXPECT_EQ(body(p, 6), "x[x1 + 5*checked(remainder(j[2*x0 + x1], int64(3)), 3)]");
+  for (ir::BufferId id = 4; id <= 6; ++id) EXPECT_TRUE(ir::has_side_effects(p[id]));
+  expect_numbers(g);
+}
+
+TEST(Lowering, IndexedDataThroughViewsOrACopy) {
+  // A transposed input keeps one stride along the indexed dim: read in place. A reshape of a
+  // transpose does not: its dense copy is indexed.
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [4, 6]}, {"name": "j", "dtype": "int64", "shape": [3]}])",
+                         R"([{"name": "s", "op": "index_select", "args": [{"op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1},
+                                                                        {"op": "remainder", "args": ["j", 6]}], "dim": 0},
+                             {"name": "r", "op": "index_select", "args": [{"op": "reshape", "args": [{"op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1}], "shape": [3, 8]},
+                                                                        {"op": "remainder", "args": ["j", 8]}], "dim": 1}])",
+                         R"(["s", "r"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Pointwise, K::Pointwise, K::Pointwise}));
+  EXPECT_EQ(body(p, 2), "x[6*x1 + 1*checked(remainder(j[x0], int64(6)), 6)]");
+  EXPECT_EQ(body(p, 4).substr(0, 6), "buf3[8");  // the copy
+  expect_numbers(g);
+}
+
+TEST(Lowering, IndexSelectOfAZeroDimValue) {
+  graph::Graph g = parse(R"([{"name": "s", "dtype": "float32", "shape": []}, {"name": "j", "dtype": "int64", "shape": [1]}])",
+                         R"([{"name": "y", "op": "index_select", "args": ["s", {"op": "mul", "args": ["j", 0]}], "dim": 0}])",
+                         R"(["y"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Pointwise}));
+  EXPECT_EQ(body(p, 2), "s[0 + 0*checked(mul(j[0], int64(0)), 1)]");
+  expect_numbers(g);
+}
+
+TEST(Lowering, AnIndexOutOfRangeFailsEvenUnused) {
+  graph::Graph g = parse(R"([{"name": "w", "dtype": "float32", "shape": [3, 2]}])",
+                         R"([{"name": "e", "op": "embedding", "args": ["w", "i"]},
+                             {"name": "y", "op": "neg", "args": ["w"]}])",
+                         R"(["y"])", R"([{"name": "i", "dtype": "int64", "shape": [2], "data": [1, 3]}])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Constant, K::Pointwise, K::Pointwise}));
+  EXPECT_TRUE(ir::has_side_effects(p[2]));
+  EXPECT_EQ(testing::compare_with_interpreter(g, 1), "");  // both fail
+  EXPECT_THROW(testing::run_ir(p, {Tensor(DType::Float32, {3, 2})}), RuntimeFailure);
+}
+
+TEST(Lowering, ConvolutionsAreNotLoweredYet) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 5, 5]},
+                             {"name": "w", "dtype": "float32", "shape": [3, 2, 3, 3]}])",
+                         R"([{"name": "c", "op": "conv2d", "args": ["x", "w"]}])", R"(["c"])");
+  try {
+    lower(g);
+    FAIL() << "conv2d lowered";
+  } catch (const InternalError& e) {
+    FAIL() << e.what();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "node 'c': conv2d is not supported by code generation yet");
+  }
+}
+
 }  // namespace
 }  // namespace stax::lowering

@@ -12,7 +12,7 @@ namespace {
 void run_seeds(const randgraph::RandomGraphOptions& opt, uint64_t first, uint64_t last) {
   int failures = 0;
   for (uint64_t seed = first; seed <= last; ++seed) {
-    randgraph::RandomGraph rg = randgraph::random_graph(seed, opt);
+    randgraph::RandomGraph rg = randgraph::random_graph(seed, randgraph::lowerable(opt));
     graph::Graph g = graph::parse_graph(rg.json);
     std::string err = compare_with_interpreter(g, seed, Tolerance{2e-5, 1e-5});
     if (!err.empty()) {

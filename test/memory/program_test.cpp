@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "stax/graph/frontend.h"
+#include "stax/ir/program.h"
 #include "stax/lowering/lower.h"
 #include "stax/memory/check.h"
 #include "stax/memory/dump.h"
@@ -84,6 +85,35 @@ TEST(FromProgram, NoCandidateForATransposedRead) {
 }
 
 // Every sample: a sound plan, and the arena within 10% of M* (printed per sample).
+TEST(FromProgram, NoCandidateForAnIndexedRead) {
+  // buf3[x0] = buf2[x0 + 0 * checked(i[x0], 4)]: the base is the written index, but an indexed
+  // load may read any element of buf2, so buf3 never takes buf2's memory (a plain load would).
+  ir::Program p;
+  p.name = "t";
+  auto add = [&](const std::string& name, ir::BufferKind kind, DType dt, ir::Expr body) {
+    ir::Buffer b;
+    b.id = static_cast<ir::BufferId>(p.buffers.size());
+    b.name = name;
+    b.kind = kind;
+    b.dtype = dt;
+    b.shape = {4};
+    b.input_index = kind == ir::BufferKind::Input ? b.id : -1;
+    b.body = std::move(body);
+    p.buffers.push_back(std::move(b));
+  };
+  const ir::Index x0 = ir::Index::var(ir::xvar(0));
+  add("x", ir::BufferKind::Input, DType::Float32, {});
+  add("i", ir::BufferKind::Input, DType::Int64, {});
+  add("buf2", ir::BufferKind::Pointwise, DType::Float32, ir::unary(ir::ExprOp::Exp, ir::load(0, DType::Float32, x0)));
+  add("buf3", ir::BufferKind::Pointwise, DType::Float32,
+      ir::indirect_load(2, DType::Float32, x0, ir::load(1, DType::Int64, x0), 0, 4));
+  p.outputs = {ir::ProgramOutput{3, 0}};
+  ir::verify(p);
+  EXPECT_TRUE(problem_from_program(p).steps.at(1).inplace.empty());
+  p.buffers[3].body = ir::load(2, DType::Float32, x0);
+  ASSERT_EQ(problem_from_program(p).steps.at(1).inplace.size(), 1u);
+}
+
 TEST(FromProgram, EverySample) {
   std::vector<std::filesystem::path> samples;
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STAX_SOURCE_DIR) / "samples"))

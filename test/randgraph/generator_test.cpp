@@ -136,6 +136,7 @@ TEST(RandomGraphGenerator, FamiliesCanBeTurnedOff) {
                                       "logsumexp", "argmax", "argmin"};
   RandomGraphOptions opt;
   opt.elementwise = opt.scans = opt.views = opt.cat_pad = opt.creation = opt.matmul = opt.composites = false;
+  opt.conv = opt.pooling = opt.indexing = false;
   int seen = 0;
   for (uint64_t seed = 0; seed < 100; ++seed) {
     for (const std::string& op : random_graph(seed, opt).ops) {

@@ -2,7 +2,8 @@
 // to feed `staxc check` from a script). Options mirror RandomGraphOptions:
 //   --max-nodes N  --max-numel N  --max-rank N  --max-dim N  --max-inputs N
 //   --dtypes float32,int64,...  --only op,op,...  --finite  --zero-divisors  --no-int-division
-//   --no-FAMILY (elementwise reductions scans views cat_pad creation matmul composites)
+//   --no-FAMILY (elementwise reductions scans views cat_pad creation matmul composites conv
+//   pooling indexing)
 //   -o FILE (default: stdout)
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
     else if (a == "--no-creation") opt.creation = false;
     else if (a == "--no-matmul") opt.matmul = false;
     else if (a == "--no-composites") opt.composites = false;
+    else if (a == "--no-conv") opt.conv = false;
+    else if (a == "--no-pooling") opt.pooling = false;
+    else if (a == "--no-indexing") opt.indexing = false;
     else if (a == "-o") out_file = value();
     else if (a == "--dtypes") {
       opt.dtypes.clear();

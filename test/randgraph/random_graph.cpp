@@ -60,7 +60,13 @@ const std::vector<OpEntry>& op_table() {
       {"pad", F::CatPad, gen_pad},                {"softmax", F::Composite, gen_softmax},
       {"log_softmax", F::Composite, gen_softmax}, {"layer_norm", F::Composite, gen_norm},
       {"rms_norm", F::Composite, gen_norm},       {"linear", F::Composite, gen_linear},
-      {"matmul", F::Matmul, gen_matmul},
+      {"matmul", F::Matmul, gen_matmul},         {"batch_norm", F::Composite, gen_batch_norm},
+      {"hardswish", F::Composite, gen_activation}, {"hardsigmoid", F::Composite, gen_activation},
+      {"softplus", F::Composite, gen_activation}, {"elu", F::Composite, gen_activation},
+      {"conv1d", F::Conv, gen_conv},              {"conv2d", F::Conv, gen_conv},
+      {"max_pool2d", F::Pool, gen_pool},          {"avg_pool2d", F::Pool, gen_pool},
+      {"adaptive_avg_pool2d", F::Pool, gen_pool}, {"embedding", F::Indexing, gen_indexing},
+      {"index_select", F::Indexing, gen_indexing}, {"gather", F::Indexing, gen_indexing},
   };
   return table;
 }
@@ -77,6 +83,9 @@ bool family_on(const RandomGraphOptions& o, Family::Kind f) {
     case Family::Creation: return o.creation;
     case Family::Matmul: return o.matmul;
     case Family::Composite: return o.composites;
+    case Family::Conv: return o.conv;
+    case Family::Pool: return o.pooling;
+    case Family::Indexing: return o.indexing;
   }
   return false;
 }

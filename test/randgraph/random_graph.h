@@ -53,7 +53,11 @@ struct RandomGraphOptions {
   bool cat_pad = true;      // cat pad
   bool creation = true;     // full arange
   bool matmul = true;       // matmul
-  bool composites = true;   // softmax log_softmax layer_norm rms_norm linear
+  bool composites = true;   // softmax log_softmax layer_norm rms_norm linear batch_norm hardswish
+                            // hardsigmoid softplus elu
+  bool conv = true;         // conv1d conv2d (code generation does not lower them yet)
+  bool pooling = true;      // max_pool2d avg_pool2d adaptive_avg_pool2d
+  bool indexing = true;     // embedding index_select gather (indices always in range)
   // If non-empty, main nodes use only these ops (by JSON name); helper nodes may still use
   // abs, add, tanh, clamp, to, ....
   std::vector<std::string> only_ops;
@@ -89,6 +93,13 @@ struct RandomGraph {
   // Ops of every node, inline ones included, in order of appearance (may repeat).
   std::vector<std::string> ops;
 };
+
+// `options` without the family code generation does not lower yet (convolutions are validated
+// and interpreted only): what tests that compile graphs generate.
+inline RandomGraphOptions lowerable(RandomGraphOptions options) {
+  options.conv = false;
+  return options;
+}
 
 RandomGraph random_graph(uint64_t seed, const RandomGraphOptions& options = {});
 

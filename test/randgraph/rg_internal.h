@@ -88,7 +88,9 @@ enum class Mode { Named, Inline, Maybe };
 
 // A named node of the generated graph, for the ops list and signatures.
 struct Family {
-  enum Kind : unsigned char { Elementwise, Reduction, Scan, View, CatPad, Creation, Matmul, Composite };
+  enum Kind : unsigned char {
+    Elementwise, Reduction, Scan, View, CatPad, Creation, Matmul, Composite, Conv, Pool, Indexing
+  };
 };
 
 class Gen;
@@ -210,6 +212,11 @@ bool gen_softmax(Gen& g, const std::string& op);
 bool gen_norm(Gen& g, const std::string& op);       // layer_norm rms_norm
 bool gen_linear(Gen& g, const std::string& op);
 bool gen_matmul(Gen& g, const std::string& op);
+bool gen_conv(Gen& g, const std::string& op);        // conv1d conv2d (rg_window.cpp)
+bool gen_pool(Gen& g, const std::string& op);        // max_pool2d avg_pool2d adaptive_avg_pool2d
+bool gen_activation(Gen& g, const std::string& op);  // hardswish hardsigmoid softplus elu (rg_nn.cpp)
+bool gen_batch_norm(Gen& g, const std::string& op);
+bool gen_indexing(Gen& g, const std::string& op);    // embedding index_select gather
 
 // Shared small helpers.
 Json shape_json(const Shape& s);

@@ -24,7 +24,7 @@ void check_seed(uint64_t seed, const randgraph::RandomGraphOptions& opt, const F
 }
 
 TEST(RandomGraphs, SchedulesAreSound) {
-  randgraph::RandomGraphOptions opt;
+  randgraph::RandomGraphOptions opt = randgraph::lowerable({});
   opt.max_nodes = 16;
   int fused = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) check_seed(seed, opt, {}, fused);
@@ -33,7 +33,7 @@ TEST(RandomGraphs, SchedulesAreSound) {
 
 TEST(RandomGraphs, RowHeavyGraphsAreSound) {
   // Reductions, views and elementwise ops only: more outer-loop fusion.
-  randgraph::RandomGraphOptions opt;
+  randgraph::RandomGraphOptions opt = randgraph::lowerable({});
   opt.max_nodes = 20;
   opt.scans = false;
   opt.matmul = false;
@@ -45,7 +45,7 @@ TEST(RandomGraphs, RowHeavyGraphsAreSound) {
 }
 
 TEST(RandomGraphs, TightLimitsAreSound) {
-  randgraph::RandomGraphOptions opt;
+  randgraph::RandomGraphOptions opt = randgraph::lowerable({});
   opt.max_nodes = 16;
   FusionOptions fo;
   fo.max_nodes = 3;

@@ -4,6 +4,8 @@
 // the peak-memory guard, the 16x rule, dead nodes and WeakDeps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "helpers.h"
 #include "models.h"
 #include "stax/lowering/lower.h"
@@ -208,6 +210,24 @@ TEST(DependenceDistance, ReadOfTheNextRowIsRefused) {
   EXPECT_EQ(d.refusal, Refusal::DependenceDistance);
   EXPECT_EQ(d.reason, "op1 reads buf1 at c0 + 1 over {c0: 64} but op0 writes it at c0 over {c0: 64}: "
                       "the dependence distance over the 1 shared loop(s) is not 0 (Propositions 7.2, 7.3)");
+}
+
+TEST(DependenceDistance, AnIndexedReadNeedsTheWholeBuffer) {
+  // g[i, k] = e[i, j[k]]: which element of e depends on data, so the read is a StarDep of e and
+  // the producer of e is never fused with it, whatever the indices.
+  Pair t(parse(R"([{"name": "x", "dtype": "float32", "shape": [4, 16]}, {"name": "j", "dtype": "int64", "shape": [16]}])",
+               R"([{"name": "e", "op": "exp", "args": ["x"]},
+                   {"name": "y", "op": "index_select", "args": ["e", "j"], "dim": 1}])",
+               R"(["y"])"));
+  ASSERT_EQ(t.g.nodes.size(), 2u);
+  EXPECT_NE(std::find(t.g.nodes[1].reads.begin(), t.g.nodes[1].reads.end(), Dep{DepKind::Star, 2, {}}),
+            t.g.nodes[1].reads.end());
+  EXPECT_TRUE(t.g.nodes[1].loads.size() == 1u && t.g.nodes[1].loads[0].buffer == 1);  // j only
+  EXPECT_TRUE(t.g.nodes[1].may_fail);
+  FusionDecision d = t.decide(0, 1);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.refusal, Refusal::DependenceDistance);
+  EXPECT_EQ(d.reason, "op1 reads buf2 whole (StarDep, an indexed load): op0 must have written all of it");
 }
 
 TEST(DependenceDistance, ReadOfTheNextElementIsRefused) {

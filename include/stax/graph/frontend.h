@@ -18,9 +18,10 @@ Graph load_graph(const std::filesystem::path& file);
 // Same, from text; `base_dir` resolves constant `file`s.
 Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
 
-// Composites (softmax, log_softmax, layer_norm, rms_norm, linear) rewritten into primitive ops,
-// numerically stable (softmax subtracts the row max). Names of values the graph already had are
-// kept; new values are anonymous "<node>#<k>". Requires a validated graph; the result has no
+// Composites (softmax, log_softmax, layer_norm, rms_norm, linear, batch_norm, hardswish,
+// hardsigmoid, softplus, elu) rewritten into primitive ops, numerically stable (softmax
+// subtracts the row max). Names of values the graph already had are kept; new values are
+// anonymous "<node>#<k>". Requires a validated graph; the result has no
 // Composite-category node and computes the same outputs.
 Graph expand_composites(const Graph& g);
 

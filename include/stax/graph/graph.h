@@ -22,7 +22,7 @@ enum class Op : unsigned char {
 
 enum class OpCategory : unsigned char {
   Unary, UnaryFloat, UnaryPred, Binary, Compare, Logical, Where, Cast, Creation, Reduction,
-  ArgReduce, Scan, View, Concat, Pad, Composite, Matmul,
+  ArgReduce, Scan, View, Concat, Pad, Composite, Matmul, Conv, Pool, Indexing,
 };
 
 std::string_view op_name(Op op);
@@ -77,8 +77,9 @@ struct Attrs {
   std::vector<int64_t> dims;
   bool keepdim = false;     // reductions, argmax/argmin
   bool has_dim = true;      // argmax/argmin: false = over the flattened input
-  // cumsum/cumprod, softmax/log_softmax, unsqueeze (position in the output), cat, slice, select:
-  // the normalized dim (0 for a 0-d input where PyTorch allows dim 0/-1).
+  // cumsum/cumprod, softmax/log_softmax, unsqueeze (position in the output), cat, slice, select,
+  // index_select, gather: the normalized dim (0 for a 0-d input where PyTorch allows dim 0/-1);
+  // embedding: 0 (the row of the weight).
   int64_t dim = 0;
   // slice: start, end, step, clamped as Python does (0 <= start < end <= size, step >= 1).
   // flatten: start = start_dim, end = end_dim (inclusive), normalized.
@@ -97,8 +98,21 @@ struct Attrs {
   double negative_slope = 0.01;    // leaky_relu
   bool approximate_tanh = false;   // gelu approximate="tanh"
   RoundingMode rounding_mode = RoundingMode::None;  // div
-  double eps = 1e-5;               // layer_norm, rms_norm (rms_norm default resolved to x's eps)
+  double eps = 1e-5;               // layer_norm, rms_norm (rms_norm default resolved to x's eps), batch_norm
   double correction = 1.0;         // var, std
+  double beta = 1.0, threshold = 20.0;  // softplus
+  double alpha = 1.0;              // elu
+  // conv1d/conv2d and the pools: one entry per spatial dim (L, or H then W). `kernel` is the
+  // pool's kernel_size or the convolution weight's trailing sizes; `pad_begin`/`pad_end` the
+  // implicit padding before and after each spatial dim (equal except for a convolution's
+  // "same" padding, whose odd extra element goes at the end). adaptive_avg_pool2d: `kernel`,
+  // `stride`, `dilation` and the pads are empty.
+  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end;
+  int64_t groups = 1;              // conv1d/conv2d
+  bool ceil_mode = false;          // max_pool2d, avg_pool2d
+  bool count_include_pad = true;   // avg_pool2d
+  int64_t divisor_override = 0;    // avg_pool2d: 0 when absent, else >= 1
+  Shape output_size;               // adaptive_avg_pool2d: [h, w], resolved
 };
 
 enum class ValueKind : unsigned char { Input, Constant, Node };

@@ -16,6 +16,15 @@
 //               (0/1) in `int_value()`.
 //   IndexValue  `index()` evaluated as an integer, as a value of dtype Int64 or Int32 (arange,
 //               iota, masks of cat/pad compare it with constants).
+//   IndirectLoad  buffer `buffer()` read at `index() + stride() * p`, where p is the value of
+//               the one operand (the position, Int32 or Int64, computed from loaded data: an
+//               index of embedding, index_select or gather). `index()` (the base: the position
+//               0 of the indexed dim) is written over the loop variables like a Load's. p must
+//               lie in [0, extent()): otherwise the generated code sets its error flag (the call
+//               returns STAX_ERR_INDEX_OUT_OF_RANGE) and reads at the base instead, so no address
+//               outside the buffer is ever read. Which elements it reads depends on data, so a
+//               scheduler must take it as a read of the whole buffer (collect_loads marks it
+//               `indirect`). dtype = the loaded buffer's.
 // Ops (expr.def lists them with the operand dtypes each accepts):
 //   Unary ops keep the dtype; float math (Exp..Erfc) needs a float operand; IsNan/IsInf/IsFinite
 //   take a float and give bool; Cast converts to the node's dtype (float -> int of a non-finite
@@ -59,9 +68,6 @@ int expr_op_arity(ExprOp op);
 // A transcendental op (exp, log, the trigonometric and hyperbolic functions, erf, sigmoid, pow,
 // ...): what CPU rule 1 of §6.6 calls expensive, and what the code generator weighs a loop by.
 bool is_expensive(ExprOp op);
-// An op whose evaluation can fail at run time: an integer division or remainder (a zero divisor
-// sets the kernel's error flag, as eager PyTorch raises).
-bool may_fail(ExprOp op, DType dtype);
 
 // Index of a buffer in Program::buffers.
 using BufferId = int32_t;
@@ -77,9 +83,13 @@ class Expr {
   DType dtype() const;
   const std::vector<Expr>& operands() const;
   const Expr& operand(std::size_t i) const { return operands().at(i); }
-  // Load: buffer and flat element index. IndexValue: the index.
+  // Load, IndirectLoad: buffer and flat element index (IndirectLoad: the base). IndexValue: the
+  // index.
   BufferId buffer() const;
   const Index& index() const;
+  // IndirectLoad: the step of one position and the number of positions.
+  int64_t stride() const;
+  int64_t extent() const;
   // Constant: value (float dtypes use float_value, int and bool use int_value).
   double float_value() const;
   int64_t int_value() const;
@@ -105,6 +115,10 @@ Expr bool_const(bool v);
 // A constant of any dtype from a double (ints truncate, bool: v != 0).
 Expr const_of(DType dtype, double v);
 Expr index_value(Index index, DType dtype = DType::Int64);
+// buffer[base + stride * position], position checked against [0, extent) (extent >= 1,
+// stride >= 0; position Int32 or Int64).
+Expr indirect_load(BufferId buffer, DType dtype, Index base, Expr position, int64_t stride,
+                   int64_t extent);
 Expr unary(ExprOp op, Expr a);                     // Neg..Erfc, IsNan/IsInf/IsFinite
 Expr cast(Expr a, DType to);                       // returns `a` itself when already `to`
 Expr binary(ExprOp op, Expr a, Expr b);            // Add..Ge
@@ -115,15 +129,21 @@ Expr masked(Expr mask, Expr body, Expr other);
 // order (depth-first, operands left to right). Useful for code generation and recording reads.
 std::vector<Expr> topo_order(const Expr& root);
 std::vector<Expr> topo_order(const std::vector<Expr>& roots);
-// Distinct (buffer, index) pairs of the loads, in topo order (masked loads included).
+// Distinct (buffer, index, indirect) reads of the loads, in topo order (masked loads included).
 struct LoadRef {
   BufferId buffer;
   Index index;
   bool masked;  // inside the body of a Masked node
+  // An IndirectLoad: `index` is only its base; it may read any element of the buffer.
+  bool indirect = false;
 };
 std::vector<LoadRef> collect_loads(const Expr& root);
 // Number of distinct nodes (the "size" of a body).
 std::size_t node_count(const Expr& root);
+
+// True when the expression may set the error flag of the generated code: an integer FloorDiv,
+// TruncDiv or Remainder (a zero divisor) or an IndirectLoad (a position out of range).
+bool may_fail(const Expr& root);
 
 // Text of a constant: "float32(0.5)", "float64(-inf)", "int64(3)", "true".
 std::string constant_text(const Expr& constant);

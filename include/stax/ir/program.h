@@ -140,10 +140,10 @@ struct Program {
   std::vector<std::string> buffer_names() const;
 };
 
-// True when computing the buffer may fail: its body has an integer FloorDiv, TruncDiv or
-// Remainder (a zero divisor sets the error flag). Such a buffer is a side effect: lowering keeps
-// one even when nothing reads it (eager PyTorch raises for an unused `a % 0` too), and dead-node
-// elimination must not remove it.
+// True when computing the buffer may fail (ir::may_fail of its body): an integer FloorDiv,
+// TruncDiv or Remainder (a zero divisor) or an IndirectLoad (an index out of range) sets the
+// error flag. Such a buffer is a side effect: lowering keeps one even when nothing reads it
+// (eager PyTorch raises for an unused `a % 0` too), and dead-node elimination must not remove it.
 bool has_side_effects(const Buffer& b);
 
 // Checks the invariants above (ids, order, dtypes of bodies, variables within the loop nest,

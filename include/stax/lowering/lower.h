@@ -11,14 +11,21 @@
 //     graph output; read by a reduction, scan or extern through a non-identity index; more than
 //     one user and an expensive op (CPU rule 1, §6.6: exp, sigmoid, tanh, erf, log, pow, ...);
 //     more than one user and more than 4 buffers read or a large body);
+//   - pools are reductions over their window (Max over a masked load with -inf outside the
+//     input; Sum, then a pointwise divide by the divisor of each output position); their
+//     producers are stored (windows overlap);
+//   - embedding, index_select and gather are stored buffers of IndirectLoads: the data read
+//     where it is stored (through views keeping one stride along the indexed dim, else a dense
+//     copy), each position checked;
+//   - conv1d and conv2d are not lowered yet: a UserError names the node;
 //   - reductions, scans and externs are always buffers; mean = sum then divide; var/std = mean,
 //     then sum of squared deviations, then divide by max(0, N - correction) (and sqrt);
 //     logsumexp = max, then sum(exp(x - m)) with m = 0 where the max is infinite, log + m;
 //   - outputs that are inputs, constants or repeated refer to the same buffer; an output that is
 //     a view keeping the dense layout of a stored value (a reshape) refers to that buffer;
-//   - dead nodes are dropped, except integer division/remainder nodes: they may fail, as in
-//     eager PyTorch, so each is stored in a buffer that nothing reads (a side effect the
-//     scheduler must keep).
+//   - dead nodes are dropped, except integer division/remainder and indexing nodes: they may
+//     fail, as in eager PyTorch, so each is stored in a buffer that nothing reads (a side effect
+//     the scheduler must keep).
 #pragma once
 
 #include "stax/graph/graph.h"

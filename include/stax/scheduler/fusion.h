@@ -184,6 +184,9 @@ class Fuser {
   bool node_depends(const FusedNode& from, const FusedNode& to) const;
   // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
   bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
+  // The name of a buffer some node of `from` writes and some node of `to` reads whole (a
+  // StarDep: an indexed load, whose elements depend on data); "" when there is none.
+  std::string whole_read(const std::vector<int>& from, const std::vector<int>& to) const;
   // The first read by a node of `consumers` of a buffer written by a node of `producers` whose
   // canonical access keeping `depth` outer loops differs from the write (each node's
   // leading loops split as `refined` when given); empty when every read matches.

@@ -23,7 +23,8 @@ namespace stax::scheduler {
 //   Memory  the buffer, the canonical index of the access and the ranges of its variables
 //           (ir::canonicalize_access: unused loops dropped, contiguous loops merged, variables
 //           renamed c0, c1, ...), so that equal accesses compare equal.
-//   Star    the whole buffer, for an extern (matmul) whose accesses are not analysed.
+//   Star    the whole buffer, for an extern (matmul) whose accesses are not analysed, and for an
+//           indexed load (IndirectLoad), whose elements depend on data.
 //   Weak    ordering only: the reader of a buffer must run before a node that rewrites it.
 enum class DepKind : unsigned char { Memory, Star, Weak };
 
@@ -100,8 +101,8 @@ struct SchedulerNode {
 // preds/users are left empty (see SchedulerGraph).
 std::vector<SchedulerNode> build_nodes(const ir::Program& p);
 
-// True when the body contains an integer FloorDiv, TruncDiv or Remainder, which set the error
-// flag on a zero divisor: such a node has a side effect and is never removed.
+// True when the body may set the error flag (ir::may_fail: an integer FloorDiv, TruncDiv or
+// Remainder, an IndirectLoad): such a node has a side effect and is never removed.
 bool body_may_fail(const ir::Expr& body);
 
 // The dependency graph of §7.6 steps 1-3: nodes in a topological order (ids are positions),

@@ -17,8 +17,10 @@
 //   - C++17, standard library + <sleef.h> only; warning-free with -Wall -Wextra.
 //
 // Integer arithmetic never overflows in C++ terms: add, sub, mul, neg and abs wrap through the
-// unsigned type, as PyTorch's results do in practice. Integer division and remainder by zero set
-// an error flag (the caller returns STAX_ERR_DIV_BY_ZERO), as eager PyTorch raises (§8.3).
+// unsigned type, as PyTorch's results do in practice. Integer division and remainder by zero,
+// and an index out of range, set a bit of a kernel's error flag `err` (1: a zero divisor, 2: an
+// index; the bits of all threads are OR-ed), and the wrapper returns STAX_ERR_DIV_BY_ZERO or
+// STAX_ERR_INDEX_OUT_OF_RANGE (kernel_error), as eager PyTorch raises (§8.3).
 
 // @section includes
 #include <cmath>
@@ -62,6 +64,7 @@
 #define STAX_ERR_DIV_BY_ZERO 1
 #define STAX_ERR_OUT_OF_MEMORY 2
 #define STAX_ERR_INVALID_ARGUMENT 3
+#define STAX_ERR_INDEX_OUT_OF_RANGE 4
 /* What a caller passes to NAME_run_checked for each tensor: element type, rank, sizes and
    strides in elements (strides may be NULL for dense row-major). */
 typedef struct stax_layout {
@@ -236,7 +239,8 @@ namespace stax_rt {
 
 // Division with rounding and Python-style remainder. Float versions (two arguments) follow IEEE
 // (a zero divisor gives inf or nan) and PyTorch's c10 formulas. Integer versions take the error
-// flag: a zero divisor sets `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never traps).
+// flag: a zero divisor sets bit 1 of `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never
+// traps).
 template <typename T> inline T div_trunc(T a, T b) {
   static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
   return std::trunc(a / b);
@@ -268,7 +272,7 @@ template <typename T> inline T div_trunc(T a, T b, int& err) {
     return div_trunc(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return neg(a);
@@ -282,7 +286,7 @@ template <typename T> inline T div_floor(T a, T b, int& err) {
     return div_floor(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return neg(a);
@@ -299,7 +303,7 @@ template <typename T> inline T remainder(T a, T b, int& err) {
     return remainder(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return 0;
@@ -312,6 +316,26 @@ template <typename T> inline T remainder(T a, T b, int& err) {
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_INTDIV
+
+// @section index requires core
+#ifndef STAX_RT_INDEX
+#define STAX_RT_INDEX
+namespace {
+namespace stax_rt {
+
+// A position of embedding, index_select or gather (graph-format.md "Indices"): `i` itself when
+// 0 <= i < size; else bit 2 of `err` is set and 0 is returned, a position inside the data, so
+// an index out of range never reads outside it.
+template <typename T> inline int64_t checked_index(T i, int64_t size, int& err) {
+  static_assert(std::is_integral_v<T>, "positions are integers");
+  if (i >= 0 && static_cast<int64_t>(i) < size) return static_cast<int64_t>(i);
+  err |= 2;
+  return 0;
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_INDEX
 
 // @section math requires core
 #ifndef STAX_RT_MATH
@@ -648,6 +672,7 @@ inline const char* strerror(int code) {
     case STAX_ERR_DIV_BY_ZERO: return "integer division or remainder by zero";
     case STAX_ERR_OUT_OF_MEMORY: return "cannot allocate the workspace";
     case STAX_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case STAX_ERR_INDEX_OUT_OF_RANGE: return "index out of range (embedding, index_select or gather)";
   }
   return "unknown error code";
 }
@@ -823,6 +848,12 @@ inline int check_call(const TensorSpec* in_specs, int n_in, const TensorSpec* ou
 }
 
 // The message of a failed run (the code's description); the code is returned unchanged.
+// The return code of a kernel that failed, from its error flag: an index out of range when its
+// bit is set (whatever else happened), else an integer division by zero.
+inline int kernel_error(int flags) {
+  return (flags & 2) != 0 ? STAX_ERR_INDEX_OUT_OF_RANGE : STAX_ERR_DIV_BY_ZERO;
+}
+
 inline int finish_call(int code, char* message, std::size_t message_size) {
   if (code != STAX_OK && message != nullptr && message_size > 0)
     std::snprintf(message, message_size, "%s", strerror(code));

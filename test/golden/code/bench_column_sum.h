@@ -19,6 +19,7 @@
 #define STAX_ERR_DIV_BY_ZERO 1
 #define STAX_ERR_OUT_OF_MEMORY 2
 #define STAX_ERR_INVALID_ARGUMENT 3
+#define STAX_ERR_INDEX_OUT_OF_RANGE 4
 /* What a caller passes to NAME_run_checked for each tensor: element type, rank, sizes and
    strides in elements (strides may be NULL for dense row-major). */
 typedef struct stax_layout {
@@ -52,8 +53,10 @@ extern "C" {
    returning) or bench_column_sum_WORKSPACE_SIZE bytes aligned to bench_column_sum_WORKSPACE_ALIGNMENT, used
    during the call only; repeated calls should pass one, since with NULL each call allocates
    it anew (one of tens of MiB is mapped and has its pages faulted in by every call).
-   Returns STAX_OK, STAX_ERR_DIV_BY_ZERO (an integer division or remainder by zero; the
-   outputs are then unspecified) or STAX_ERR_OUT_OF_MEMORY.
+   Returns STAX_OK, STAX_ERR_DIV_BY_ZERO (an integer division or remainder by zero),
+   STAX_ERR_INDEX_OUT_OF_RANGE (an index of embedding, index_select or gather outside its
+   dim; the outputs are then unspecified, but nothing outside the buffers is read) or
+   STAX_ERR_OUT_OF_MEMORY.
    Reentrant: calls may run at the same time on different buffers. */
 int bench_column_sum_run(const void* const* inputs, void* const* outputs, void* workspace);
 

@@ -42,6 +42,7 @@
 #define STAX_ERR_DIV_BY_ZERO 1
 #define STAX_ERR_OUT_OF_MEMORY 2
 #define STAX_ERR_INVALID_ARGUMENT 3
+#define STAX_ERR_INDEX_OUT_OF_RANGE 4
 /* What a caller passes to NAME_run_checked for each tensor: element type, rank, sizes and
    strides in elements (strides may be NULL for dense row-major). */
 typedef struct stax_layout {
@@ -214,7 +215,8 @@ namespace stax_rt {
 
 // Division with rounding and Python-style remainder. Float versions (two arguments) follow IEEE
 // (a zero divisor gives inf or nan) and PyTorch's c10 formulas. Integer versions take the error
-// flag: a zero divisor sets `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never traps).
+// flag: a zero divisor sets bit 1 of `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never
+// traps).
 template <typename T> inline T div_trunc(T a, T b) {
   static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
   return std::trunc(a / b);
@@ -246,7 +248,7 @@ template <typename T> inline T div_trunc(T a, T b, int& err) {
     return div_trunc(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return neg(a);
@@ -260,7 +262,7 @@ template <typename T> inline T div_floor(T a, T b, int& err) {
     return div_floor(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return neg(a);
@@ -277,7 +279,7 @@ template <typename T> inline T remainder(T a, T b, int& err) {
     return remainder(a, b);
   } else {
     if (b == 0) {
-      err = 1;
+      err |= 1;
       return 0;
     }
     if (b == T(-1)) return 0;
@@ -502,6 +504,7 @@ inline const char* strerror(int code) {
     case STAX_ERR_DIV_BY_ZERO: return "integer division or remainder by zero";
     case STAX_ERR_OUT_OF_MEMORY: return "cannot allocate the workspace";
     case STAX_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case STAX_ERR_INDEX_OUT_OF_RANGE: return "index out of range (embedding, index_select or gather)";
   }
   return "unknown error code";
 }
@@ -677,6 +680,12 @@ inline int check_call(const TensorSpec* in_specs, int n_in, const TensorSpec* ou
 }
 
 // The message of a failed run (the code's description); the code is returned unchanged.
+// The return code of a kernel that failed, from its error flag: an index out of range when its
+// bit is set (whatever else happened), else an integer division by zero.
+inline int kernel_error(int flags) {
+  return (flags & 2) != 0 ? STAX_ERR_INDEX_OUT_OF_RANGE : STAX_ERR_DIV_BY_ZERO;
+}
+
 inline int finish_call(int code, char* message, std::size_t message_size) {
   if (code != STAX_OK && message != nullptr && message_size > 0)
     std::snprintf(message, message_size, "%s", strerror(code));

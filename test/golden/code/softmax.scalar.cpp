@@ -42,6 +42,7 @@
 #define STAX_ERR_DIV_BY_ZERO 1
 #define STAX_ERR_OUT_OF_MEMORY 2
 #define STAX_ERR_INVALID_ARGUMENT 3
+#define STAX_ERR_INDEX_OUT_OF_RANGE 4
 /* What a caller passes to NAME_run_checked for each tensor: element type, rank, sizes and
    strides in elements (strides may be NULL for dense row-major). */
 typedef struct stax_layout {
@@ -324,6 +325,7 @@ inline const char* strerror(int code) {
     case STAX_ERR_DIV_BY_ZERO: return "integer division or remainder by zero";
     case STAX_ERR_OUT_OF_MEMORY: return "cannot allocate the workspace";
     case STAX_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case STAX_ERR_INDEX_OUT_OF_RANGE: return "index out of range (embedding, index_select or gather)";
   }
   return "unknown error code";
 }
@@ -499,6 +501,12 @@ inline int check_call(const TensorSpec* in_specs, int n_in, const TensorSpec* ou
 }
 
 // The message of a failed run (the code's description); the code is returned unchanged.
+// The return code of a kernel that failed, from its error flag: an index out of range when its
+// bit is set (whatever else happened), else an integer division by zero.
+inline int kernel_error(int flags) {
+  return (flags & 2) != 0 ? STAX_ERR_INDEX_OUT_OF_RANGE : STAX_ERR_DIV_BY_ZERO;
+}
+
 inline int finish_call(int code, char* message, std::size_t message_size) {
   if (code != STAX_OK && message != nullptr && message_size > 0)
     std::snprintf(message, message_size, "%s", strerror(code));

@@ -1,0 +1,142 @@
+// Pools, indexing, batch_norm and the activations hardswish, hardsigmoid, softplus and elu
+// through generated code, against the interpreter: every attribute form of the pools (padding
+// that is -inf or counted or not, ceil_mode and its dropped window, dilation, divisor_override,
+// adaptive windows of unequal length), indices from computed values and views, pools and indexed
+// loads fused with their neighbours, and indices out of range (an error code, never a read
+// outside the data).
+#include "cases.h"
+
+namespace stax::e2e {
+
+namespace {
+
+std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs = "") {
+  return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", "args": )" + args + (attrs.empty() ? "" : ", " + attrs) + "}";
+}
+
+void pool_cases(Table& t) {
+  const std::string x = input("x", "float32", "[2, 3, 9, 10]");
+  const std::vector<std::pair<std::string, std::string>> windows = {
+      {"k2", R"("kernel_size": 2)"},
+      {"k3 s2 ceil", R"("kernel_size": 3, "stride": 2, "ceil_mode": true)"},
+      {"k2 p1 ceil (dropped window)", R"("kernel_size": 2, "padding": 1, "ceil_mode": true)"},
+      {"k [3, 2] s [1, 2] p [1, 1]", R"("kernel_size": [3, 2], "stride": [1, 2], "padding": [1, 1])"},
+      {"k3 s1 p1", R"("kernel_size": 3, "stride": 1, "padding": 1)"},
+      {"k1 s2", R"("kernel_size": 1, "stride": 2)"}};
+  for (const auto& [label, w] : windows) {
+    t.add("max_pool2d " + label, {x}, {node("y", "max_pool2d", R"(["x"])", w)}, {"y"});
+    t.add("avg_pool2d " + label, {x}, {node("y", "avg_pool2d", R"(["x"])", w)}, {"y"});
+    t.add("avg_pool2d " + label + " exclude pad", {x}, {node("y", "avg_pool2d", R"(["x"])", w + R"(, "count_include_pad": false)")}, {"y"});
+    t.add("avg_pool2d " + label + " divisor 5", {x}, {node("y", "avg_pool2d", R"(["x"])", w + R"(, "divisor_override": 5)")}, {"y"});
+  }
+  t.add("max_pool2d dilation [2, 3] pad [1, 2] ceil", {x},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 2, "stride": 2, "padding": [1, 2], "dilation": [2, 3], "ceil_mode": true)")}, {"y"});
+  t.add("max_pool2d padding past k/2 under dilation", {x},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 2, "dilation": 2)")}, {"y"});
+  // Windows of padding only: -inf.
+  t.add("max_pool2d all-padding windows", {input("x", "float64", "[2, 3, 1]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": [1, 2], "stride": 1, "padding": [0, 2], "dilation": [1, 3])")}, {"y"});
+  t.add("max_pool2d 3-d float64", {input("x", "float64", "[3, 7, 8]")}, {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 2)")}, {"y"});
+  t.add("avg_pool2d 3-d ceil", {input("x", "float32", "[3, 7, 8]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": true)")}, {"y"});
+  // Rows long enough for vector loops and OpenMP, the pool fused with what follows.
+  t.add("max_pool2d wide rows then relu", {input("x", "float32", "[4, 16, 34, 66]")},
+        {node("p", "max_pool2d", R"(["x"])", R"("kernel_size": 2)"), node("y", "relu", R"(["p"])")}, {"y"});
+  t.add("avg_pool2d of an exp, plus one", {input("x", "float32", "[2, 8, 31, 45]")},
+        {node("p", "avg_pool2d", R"([{"op": "exp", "args": ["x"]}])", R"("kernel_size": 3, "stride": 2, "padding": 1)"),
+         node("y", "add", R"(["p", 1.0])")}, {"y"});
+  for (const std::string size : {"1", "3", "[4, 5]", "[9, 10]", "[2, null]", "[13, 7]", "20"})
+    t.add("adaptive_avg_pool2d " + size, {x}, {node("y", "adaptive_avg_pool2d", R"(["x"])", R"("output_size": )" + size)}, {"y"});
+  t.add("adaptive_avg_pool2d 3-d float64", {input("x", "float64", "[3, 11, 6]")},
+        {node("y", "adaptive_avg_pool2d", R"(["x"])", R"("output_size": [4, 3])")}, {"y"});
+  // Transposed input: the pool reads through the view.
+  t.add("max_pool2d of a transpose", {input("x", "float32", "[2, 10, 9, 3]")},
+        {node("y", "max_pool2d", R"([{"op": "permute", "args": ["x"], "dims": [0, 3, 2, 1]}])", R"("kernel_size": 3, "padding": 1)")}, {"y"});
+}
+
+void norm_activation_cases(Table& t) {
+  for (const std::string dt : {"float32", "float64"}) {
+    const std::string x = input("x", dt, "[5, 133]");
+    t.add("hardswish " + dt, {x}, {node("y", "hardswish", R"([{"op": "mul", "args": ["x", 3]}])")}, {"y"});
+    t.add("hardsigmoid " + dt, {x}, {node("y", "hardsigmoid", R"([{"op": "mul", "args": ["x", 3]}])")}, {"y"});
+    t.add("softplus " + dt, {x}, {node("y", "softplus", R"([{"op": "mul", "args": ["x", 12]}])")}, {"y"});
+    t.add("softplus beta threshold " + dt, {x}, {node("y", "softplus", R"(["x"])", R"("beta": 2, "threshold": 1)")}, {"y"});
+    t.add("elu " + dt, {x}, {node("y", "elu", R"(["x"])", R"("alpha": 0.5)")}, {"y"});
+    const std::string c = "[7]";
+    t.add("batch_norm 4-d " + dt, {input("x", dt, "[3, 7, 5, 41]"), input("m", dt, c), input("v", dt, c), input("w", dt, c), input("b", dt, c)},
+          {node("y", "batch_norm", R"(["x", "m", {"op": "exp", "args": ["v"]}, "w", "b"])", R"("eps": 0.001)")}, {"y"});
+    t.add("batch_norm 2-d no affine " + dt, {input("x", dt, "[40, 7]"), input("m", dt, c), input("v", dt, c)},
+          {node("y", "batch_norm", R"(["x", "m", {"op": "exp", "args": ["v"]}])")}, {"y"});
+    t.add("batch_norm 3-d bias only then relu " + dt, {input("x", dt, "[4, 7, 70]"), input("m", dt, c), input("v", dt, c)},
+          {node("n", "batch_norm", R"(["x", "m", {"op": "exp", "args": ["v"]}, null, "m"])"), node("y", "relu", R"(["n"])")}, {"y"});
+  }
+}
+
+void indexing_cases(Table& t) {
+  // Indices from int inputs in [-8, 8], brought into range.
+  t.add("embedding int64 indices [4, 5]", {input("w", "float32", "[9, 70]"), input("i", "int64", "[4, 5]")},
+        {node("y", "embedding", R"(["w", {"op": "clamp", "args": ["i"], "min": 0, "max": 8}])")}, {"y"});
+  t.add("embedding int32 0-d index", {input("w", "float64", "[9, 3]"), input("i", "int32", "[]")},
+        {node("y", "embedding", R"(["w", {"op": "abs", "args": ["i"]}])")}, {"y"});
+  t.add("embedding of a computed table", {input("w", "float32", "[17, 40]"), input("i", "int64", "[3, 2, 4]")},
+        {node("y", "embedding", R"([{"op": "tanh", "args": ["w"]}, {"op": "add", "args": ["i", 8]}])")}, {"y"});
+  t.add("embedding, then a sum of its rows", {input("w", "float32", "[9, 300]"), input("i", "int64", "[6]")},
+        {node("e", "embedding", R"(["w", {"op": "remainder", "args": ["i", 9]}])"), node("y", "sum", R"(["e"])", R"("dim": -1)")}, {"y"});
+  for (int d = 0; d < 3; ++d) {
+    const std::string ds = std::to_string(d), size = d == 0 ? "4" : d == 1 ? "5" : "66";
+    t.add("index_select dim " + ds, {input("x", "float32", "[4, 5, 66]"), input("i", "int64", "[9]")},
+          {node("y", "index_select", R"(["x", {"op": "remainder", "args": ["i", )" + size + "]}]", R"("dim": )" + ds)}, {"y"});
+    t.add("gather dim " + ds, {input("x", "float32", "[4, 5, 66]"), input("i", "int64", "[3, 5, 20]")},
+          {node("y", "gather", R"(["x", {"op": "remainder", "args": ["i", )" + size + "]}]", R"("dim": )" + ds)}, {"y"});
+  }
+  t.add("index_select int32 of a transpose", {input("x", "float64", "[6, 8]"), input("i", "int32", "[5]")},
+        {node("y", "index_select", R"([{"op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1}, {"op": "clamp", "args": ["i"], "min": 0, "max": 7}])", R"("dim": 0)")}, {"y"});
+  t.add("index_select of a reshaped transpose (copied)", {input("x", "float32", "[4, 6]"), input("i", "int64", "[5]")},
+        {node("y", "index_select", R"([{"op": "reshape", "args": [{"op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1}], "shape": [3, 8]}, {"op": "remainder", "args": ["i", 8]}])", R"("dim": 1)")}, {"y"});
+  t.add("index_select of a 0-d value", {input("s", "float32", "[]"), input("i", "int64", "[1]")},
+        {node("y", "index_select", R"(["s", {"op": "mul", "args": ["i", 0]}])", R"("dim": 0)")}, {"y"});
+  t.add("gather 0-d", {input("s", "float64", "[]"), input("i", "int64", "[]")},
+        {node("y", "gather", R"(["s", {"op": "mul", "args": ["i", 0]}])", R"("dim": 0)")}, {"y"});
+  t.add("gather added to its input", {input("x", "float32", "[300, 40]"), input("i", "int64", "[300, 40]")},
+        {node("g", "gather", R"(["x", {"op": "remainder", "args": ["i", 40]}])", R"("dim": 1)"), node("y", "add", R"(["g", "x"])")}, {"y"});
+}
+
+// An index out of range: both the interpreter and the generated code report it.
+void index_error_cases(Table& t) {
+  auto bad = [&](const std::string& name, const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
+                 const std::vector<std::string>& constants) {
+    t.add(name, inputs, nodes, {"y"}, constants).expect = Expect::IndexError;
+  };
+  bad("embedding index = size", {input("w", "float32", "[3, 5]")}, {node("y", "embedding", R"(["w", "i"])")},
+      {R"({"name": "i", "dtype": "int64", "shape": [3], "data": [0, 3, 1]})"});
+  bad("embedding negative index", {input("w", "float32", "[3, 5]")}, {node("y", "embedding", R"(["w", "i"])")},
+      {R"({"name": "i", "dtype": "int32", "shape": [2], "data": [-1, 1]})"});
+  bad("index_select past the dim", {input("x", "float64", "[4, 6]")}, {node("y", "index_select", R"(["x", "i"])", R"("dim": 1)")},
+      {R"({"name": "i", "dtype": "int64", "shape": [2], "data": [5, 6]})"});
+  bad("gather in a parallel loop", {input("x", "float32", "[400, 64]"), input("i", "int64", "[400, 64]")},
+      {node("y", "gather", R"(["x", {"op": "add", "args": ["i", 60]}])", R"("dim": 1)")}, {});
+  bad("unused embedding out of range", {input("w", "float32", "[3, 5]")},
+      {node("e", "embedding", R"(["w", "i"])"), node("y", "neg", R"(["w"])")},
+      {R"({"name": "i", "dtype": "int64", "shape": [1], "data": [7]})"});
+  bad("0-d index_select with index 1", {input("s", "float32", "[]")},
+      {node("y", "index_select", R"(["s", "i"])", R"("dim": 0)")},
+      {R"({"name": "i", "dtype": "int64", "shape": [1], "data": [1]})"});
+  // An index out of range and a division by zero: whichever runs first is reported.
+  t.add("index error and division by zero", {input("w", "float32", "[3, 5]"), input("a", "int32", "[4]")},
+        {node("q", "div", R"(["a", 0])", R"("rounding_mode": "floor")"), node("y", "embedding", R"(["w", "i"])")}, {"y"},
+        {R"({"name": "i", "dtype": "int64", "shape": [1], "data": [9]})"})
+      .expect = Expect::DivByZero;
+}
+
+}  // namespace
+
+std::vector<Case> nn_cases() {
+  Table t;
+  pool_cases(t);
+  norm_activation_cases(t);
+  indexing_cases(t);
+  index_error_cases(t);
+  return t.cases;
+}
+
+}  // namespace stax::e2e
