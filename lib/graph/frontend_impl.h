@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "json_doc.h"
+#include "stax/graph/frontend.h"
 #include "stax/graph/graph.h"
 
 namespace stax::graph::detail {
@@ -95,6 +96,6 @@ void infer_composite(const NodeCtx& c, Value& v);    // softmax ... linear
 
 // Constant data from `data`, `file` or `fill` (constants.cpp).
 Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape& shape,
-                          const std::string& base_dir);
+                          const ConstantFiles& files);
 
 }  // namespace stax::graph::detail
