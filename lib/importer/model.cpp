@@ -142,11 +142,8 @@ void fix_input_shape(onnx::ValueInfoProto& in, int k, const ImportOptions& opts)
 void fix_input_shapes(onnx::GraphProto& g, const ImportOptions& opts) {
   std::set<std::string> inits = initializer_names(g);
   std::set<std::string> inputs;
-  for (int k = 0; k < g.input_size(); ++k) {
-    if (inits.count(g.input(k).name()) != 0) continue;  // an initializer listed as an input
-    inputs.insert(g.input(k).name());
-    fix_input_shape(*g.mutable_input(k), k, opts);
-  }
+  for (const onnx::ValueInfoProto& in : g.input())
+    if (inits.count(in.name()) == 0) inputs.insert(in.name());  // else an initializer listed as an input
   for (const auto& [name, shape] : opts.input_shapes) {
     if (inputs.count(name) != 0) continue;
     std::string list;
@@ -154,6 +151,8 @@ void fix_input_shapes(onnx::GraphProto& g, const ImportOptions& opts) {
     throw UserError("--input-shape names '" + name + "', which is not an input of the model (inputs: " +
                     (list.empty() ? "none" : list) + ")");
   }
+  for (int k = 0; k < g.input_size(); ++k)
+    if (inputs.count(g.input(k).name()) != 0) fix_input_shape(*g.mutable_input(k), k, opts);
 }
 
 void infer_shapes(onnx::ModelProto& m) {
