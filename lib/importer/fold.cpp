@@ -241,6 +241,18 @@ Tensor take(const Tensor& t, int64_t axis, const std::vector<int64_t>& index, co
   return out;
 }
 
+Tensor scatter_nd(const Tensor& data, const std::vector<int64_t>& index, std::size_t k, const Tensor& updates) {
+  Tensor out = reshape(data, data.shape());
+  std::vector<int64_t> s = strides(data.shape());
+  std::size_t slice = static_cast<std::size_t>(s[k - 1]) * dtype_size(data.dtype());  // prod(shape[k:])
+  for (std::size_t t = 0; t * k < index.size(); ++t) {
+    int64_t offset = 0;
+    for (std::size_t j = 0; j < k; ++j) offset += index[t * k + j] * s[j];
+    std::memcpy(out.data() + static_cast<std::size_t>(offset) * dtype_size(data.dtype()), updates.data() + t * slice, slice);
+  }
+  return out;
+}
+
 Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis) {
   auto a = static_cast<std::size_t>(axis);
   Shape out_shape = parts[0]->shape();

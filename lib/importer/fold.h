@@ -32,6 +32,9 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& perm);
 Tensor slice(const Tensor& t, int64_t axis, int64_t start, int64_t step, int64_t count);
 // ONNX Gather with normalized indices: out = t.shape[:axis] + index_shape + t.shape[axis+1:].
 Tensor take(const Tensor& t, int64_t axis, const std::vector<int64_t>& index, const Shape& index_shape);
+// ONNX ScatterND: `index` holds the normalized index tuples (k entries each, row-major); each
+// replaces the slice data[tuple] by the next slice of `updates`.
+Tensor scatter_nd(const Tensor& data, const std::vector<int64_t>& index, std::size_t k, const Tensor& updates);
 Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis);
 // Broadcast to `shape` (numpy rules; `shape` is the broadcast result).
 Tensor expand(const Tensor& t, const Shape& shape);

@@ -1,5 +1,6 @@
 // Indexing: Slice (steps of either sign, clamped as ONNX clamps), Split, Gather (known indices
-// normalized at import; run-time indices through embedding or index_select), GatherElements.
+// normalized at import; run-time indices through embedding or index_select), GatherElements,
+// ScatterND (at import only).
 #include <algorithm>
 #include <cstdint>
 
@@ -65,15 +66,18 @@ void map_slice(NodeCtx& c) {
     int64_t a = normalize_axis(c, axes[i], r, "axis");
     AxisSlice s = slice_axis(c, a, in[static_cast<std::size_t>(a)], starts[i], ends[i], steps[i]);
     out[static_cast<std::size_t>(a)] = s.count;
-    if (s.count == 0) c.fail("the slice along axis " + std::to_string(a) + " is empty: stax has no zero-size values");
     if (!(s.start == 0 && s.step == 1 && s.count == in[static_cast<std::size_t>(a)])) slices.push_back(s);
   }
   if (slices.empty()) return c.set_alias(0, 0);
+  // An empty slice of a shape (as exporters take of a shape vector) folds; at run time it is
+  // a zero-size value.
   if (c.fold(c.dtype(0), out)) {
     Tensor t = c.require_known(0, "data");
     for (const AxisSlice& s : slices) t = fold::slice(t, s.axis, s.start, s.step, s.count);
     return c.set_known(0, std::move(t));
   }
+  for (const AxisSlice& s : slices)
+    if (s.count == 0) c.fail("the slice along axis " + std::to_string(s.axis) + " is empty: stax has no zero-size values");
   Json node = c.arg(0);
   for (const AxisSlice& s : slices) node = slice_node(c, std::move(node), s);
   c.set_node(0, std::move(node), c.dtype(0), out);
@@ -196,6 +200,31 @@ void map_gather_elements(NodeCtx& c) {
   c.set_node(0, with(op_node("gather", {c.arg(0), std::move(index)}), {{"dim", axis}}), c.dtype(0), is);
 }
 
+// ScatterND with every input known at import (the masks an exporter computes by assignment
+// into a constant, as Swin's shifted windows); stax has no scatter at run time.
+void map_scatter_nd(NodeCtx& c) {
+  if (c.attr_string("reduction", "none") != "none") c.fail("only reduction 'none' is supported");
+  if (!c.all_known()) c.fail("ScatterND is supported only on values known at import (stax has no run-time scatter)");
+  const Tensor& data = c.require_known(0, "data");
+  const Tensor& indices = c.require_known(1, "indices");
+  const Tensor& updates = c.require_known(2, "updates");
+  const Shape& ds = data.shape();
+  const Shape& is = indices.shape();
+  if (is.empty() || is.back() < 1 || static_cast<std::size_t>(is.back()) > ds.size())
+    c.fail("indices " + shape_str(is) + " do not index data " + shape_str(ds));
+  auto k = static_cast<std::size_t>(is.back());
+  Shape want(is.begin(), is.end() - 1);
+  want.insert(want.end(), ds.begin() + static_cast<std::ptrdiff_t>(k), ds.end());
+  if (updates.shape() != want) c.fail("updates " + shape_str(updates.shape()) + " are not " + shape_str(want));
+  std::vector<int64_t> flat;
+  for (int64_t i = 0; i < indices.numel(); ++i) {
+    int64_t dim = ds[static_cast<std::size_t>(i) % k], v = indices.get_int(i);
+    if (v < -dim || v >= dim) c.fail("index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(dim));
+    flat.push_back(v < 0 ? v + dim : v);
+  }
+  c.set_known(0, fold::scatter_nd(data, flat, k, updates));
+}
+
 }  // namespace
 
 void add_index_mappers(MapperTable& table) {
@@ -203,6 +232,7 @@ void add_index_mappers(MapperTable& table) {
   table["Split"] = map_split;
   table["Gather"] = map_gather;
   table["GatherElements"] = map_gather_elements;
+  table["ScatterND"] = map_scatter_nd;
 }
 
 }  // namespace stax::importer::detail

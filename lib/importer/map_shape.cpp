@@ -1,6 +1,6 @@
 // Shapes and layout: Shape and Size (always known at import), Reshape, Flatten, Transpose,
 // Squeeze, Unsqueeze, Concat, Expand, Tile, Pad; the value makers Constant, ConstantOfShape,
-// Range; Dropout (the identity at inference).
+// Range, Trilu; Dropout (the identity at inference).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -282,16 +282,35 @@ void map_range(NodeCtx& c) {
 }
 
 // Dropout at inference is the identity; its mask, if read, is all true. training_mode (opset
-// 12 on) must be known to be false.
+// 12 on) must be known to be false, or the ratio known to be 0 (which exporters write for a
+// dropout of p = 0: the identity too).
 void map_dropout(NodeCtx& c) {
-  if (c.opset >= 12 && c.has_input(2) && c.known_scalar(2, "training_mode") != 0)
-    c.fail("training_mode is true: only inference is supported");
+  bool training = c.opset >= 12 && c.has_input(2) && c.known_scalar(2, "training_mode") != 0;
+  if (training && (!c.has_input(1) || c.known_scalar(1, "ratio") != 0))
+    c.fail("training_mode is true with a nonzero ratio: only inference is supported");
   c.set_alias(0, 0);
   if (c.output_used(1)) {
     Tensor ones(DType::Bool, {1});
     ones.set_bool(0, true);
     c.set_known(1, fold::fill(ones, c.shape(0)));
   }
+}
+
+// Trilu (opset 14): the upper (or lower) triangle of the last two dims from diagonal k, zeros
+// elsewhere; a where over a constant mask of the last two dims.
+void map_trilu(NodeCtx& c) {
+  const Shape& in = c.shape(0);
+  if (in.size() < 2) c.fail("the input must have at least 2 dims, got " + shape_str(in));
+  int64_t k = c.has_input(1) ? static_cast<int64_t>(c.known_ints(1, "k").at(0)) : 0;
+  bool upper = c.attr_int("upper", 1) != 0;
+  int64_t rows = in[in.size() - 2], cols = in.back();
+  Tensor mask(DType::Bool, {rows, cols});
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) mask.set_bool(i * cols + j, upper ? j - i >= k : j - i <= k);
+  Tensor zero(c.dtype(0), {});
+  if (c.fold(c.dtype(0), in)) return c.set_known(0, fold::where(mask, c.require_known(0, "input"), zero));
+  Json node = op_node("where", {c.constant("mask", mask), c.arg(0), element_json(zero, 0)});
+  c.set_node(0, std::move(node), c.dtype(0), in);
 }
 
 }  // namespace
@@ -312,6 +331,7 @@ void add_shape_mappers(MapperTable& table) {
   table["ConstantOfShape"] = map_constant_of_shape;
   table["Range"] = map_range;
   table["Dropout"] = map_dropout;
+  table["Trilu"] = map_trilu;
 }
 
 }  // namespace stax::importer::detail

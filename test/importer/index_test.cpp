@@ -133,5 +133,32 @@ TEST(ImportGather, GatherElements) {
   EXPECT_EQ(doc["constants"][0], json::parse(R"({"name": "b.index", "dtype": "int64", "shape": [2, 1], "data": [2, 0]})"));
 }
 
+// An empty slice of a shape vector folds (it is concatenated away); only at run time is it an
+// error.
+TEST(ImportSlice, EmptySliceOfAShapeFolds) {
+  OnnxModel m;
+  m.input("x", DType::Float32, {2, 3})
+      .initializer("s", ints({2})).initializer("e", ints({INT64_MAX})).initializer("minus_one", ints({-1}))
+      .node("Shape", {"x"}, {"shape"})
+      .node("Slice", {"shape", "s", "e"}, {"rest"})
+      .node("Concat", {"minus_one", "rest"}, {"target"}, {attr_i("axis", 0)})
+      .node("Reshape", {"x", "target"}, {"y"}).output("y", DType::Float32, {6});
+  EXPECT_TRUE(same_tensor(run_model(m, {iota(DType::Float32, {2, 3})})[0], iota(DType::Float32, {6})));
+}
+
+TEST(ImportScatterND, KnownInputsOnly) {
+  // Rows 0 and 2 of a [3, 2] zero tensor replaced; the result is known at import.
+  OnnxModel m;
+  m.input("x", DType::Float32, {3, 2})
+      .initializer("data", f32({3, 2}, {0, 0, 0, 0, 0, 0})).initializer("idx", i64({2, 1}, {0, -1}))
+      .initializer("upd", f32({2, 2}, {1, 2, 3, 4}))
+      .node("ScatterND", {"data", "idx", "upd"}, {"mask"}).node("Add", {"x", "mask"}, {"y"}).output("y", DType::Float32);
+  EXPECT_TRUE(same_tensor(run_model(m, {f32({3, 2}, {1, 1, 1, 1, 1, 1})})[0], f32({3, 2}, {2, 3, 1, 1, 4, 5})));
+  OnnxModel r;
+  r.input("x", DType::Float32, {3, 2}).initializer("idx", i64({1, 2}, {0, 1})).initializer("upd", f32({1}, {9}))
+      .node("ScatterND", {"x", "idx", "upd"}, {"y"}, {}, "scatter").output("y", DType::Float32);
+  EXPECT_IMPORT_ERROR(r, "(node 'scatter', op 'ScatterND'): ScatterND is supported only on values known at import");
+}
+
 }  // namespace
 }  // namespace stax::testing

@@ -206,7 +206,21 @@ TEST(ImportShape, IdentityAndDropout) {
   OnnxModel t(13);
   t.input("x", DType::Float32, {3}).initializer("train", boolean({}, {true}))
       .node("Dropout", {"x", "", "train"}, {"y"}).output("y", DType::Float32);
-  EXPECT_IMPORT_ERROR(t, "training_mode is true");
+  EXPECT_IMPORT_ERROR(t, "training_mode is true with a nonzero ratio");
+  // Training with ratio 0 drops nothing: the identity.
+  OnnxModel z(13);
+  z.input("x", DType::Float32, {3}).initializer("train", boolean({}, {true})).initializer("ratio", f32({}, {0.0f}))
+      .node("Dropout", {"x", "ratio", "train"}, {"y"}).output("y", DType::Float32);
+  EXPECT_TRUE(same_tensor(run_model(z, {f32({3}, {1, 2, 3})})[0], f32({3}, {1, 2, 3})));
+}
+
+TEST(ImportShape, TriluKeepsATriangle) {
+  Tensor x = iota(DType::Float32, {2, 3}, 1);
+  check_op({"Trilu", {x}, f32({2, 3}, {1, 2, 3, 0, 5, 6}), {}, 14});
+  check_op({"Trilu", {x, i64({}, {1})}, f32({2, 3}, {0, 2, 3, 0, 0, 6}), {}, 14, 0, 1});
+  check_op({"Trilu", {x}, f32({2, 3}, {1, 0, 0, 4, 5, 0}), {attr_i("upper", 0)}, 14});
+  check_op({"Trilu", {i64({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), i64({}, {-1})}, i64({2, 2, 2}, {0, 0, 3, 0, 0, 0, 7, 0}),
+            {attr_i("upper", 0)}, 14, 0, 1});
 }
 
 }  // namespace
