@@ -50,9 +50,10 @@ std::string top_level_footer(const CLI::App& app) {
   for (const CommandEntry& c : kCommands) s += std::string("  ") + c.example + "\n";
   s += "\n"
        "Exit status: 0 success; 1 usage or I/O error (bad flags, missing or invalid .npy,\n"
-       "unreadable file); 2 invalid graph or invalid or unsupported ONNX model; 3 run-time\n"
-       "failure (integer division by zero, generated code that fails to build or run, a check\n"
-       "mismatch); 4 internal error of staxc. Errors are one line on stderr: 'staxc: error: ...'.\n"
+       "unreadable file); 2 invalid graph (or an invalid or unsupported ONNX model);\n"
+       "3 run-time failure (integer division by zero, generated code that fails to build or run,\n"
+       "a check mismatch); 4 internal error of staxc. Errors are one line on stderr:\n"
+       "'staxc: error: ...'.\n"
        "\n"
        "Run 'staxc COMMAND --help' for the options of a command and more examples, or\n"
        "'staxc --help-all' for all of them. SPDLOG_LEVEL=debug shows debug logging.";
