@@ -1,5 +1,5 @@
-// Constant data: `data` (flat row-major list), `file` (raw little-endian bytes) or `fill`
-// (graph-format.md "Constants are typed strictly").
+// Constant data: `data` (flat row-major list), `file` (raw little-endian bytes, from an optional
+// `offset`) or `fill` (graph-format.md "Constants are typed strictly", "offset").
 #include "frontend_impl.h"
 
 #include <bit>
@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 
 #include "stax/support/error.h"
 
@@ -58,71 +57,60 @@ void store(Tensor& t, int64_t i, const Scalar& v) {
   }
 }
 
-// The constant file `name`'s size and a reader of its bytes [offset, offset + n): from memory
-// when `files` holds it, else from the file system relative to `files.base_dir`.
-struct ConstantFile {
-  std::string shown;  // for messages
-  std::uintmax_t size = 0;
-  const std::string* memory = nullptr;
-  std::filesystem::path path;
-
-  bool read(std::uintmax_t offset, unsigned char* out, std::size_t n) const {
-    if (memory != nullptr) {
-      std::memcpy(out, memory->data() + offset, n);
-      return true;
-    }
+// The bytes of a `file` constant: the constant's size from byte `offset` on (the file may hold
+// more, as a weights file shared by many constants does). A file `files` holds in memory is read
+// from there, any other from `files.base_dir`.
+Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType dt,
+                 const Shape& shape, const ConstantFiles& files) {
+  if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
+  auto held = files.memory.find(name);
+  bool in_memory = held != files.memory.end();
+  std::filesystem::path path = files.base_dir / name;
+  std::string shown = printable(in_memory ? name : path.string());
+  std::error_code ec;
+  if (!in_memory && !std::filesystem::is_regular_file(path, ec))
+    s.fail(".file", "constant file '" + shown + "' does not exist or is not a file");
+  Tensor t(dt, shape);
+  auto needed = static_cast<std::uintmax_t>(t.nbytes());
+  std::uintmax_t actual = in_memory ? held->second.size() : std::filesystem::file_size(path, ec);
+  if (ec) s.fail(".file", "cannot read constant file '" + shown + "'");
+  const auto start = static_cast<std::uintmax_t>(offset);
+  if (start > actual || actual - start < needed) {
+    std::string at = offset == 0 ? "" : " from offset " + std::to_string(offset);
+    s.fail(offset == 0 ? ".file" : ".offset",
+           "constant file '" + shown + "' has " + std::to_string(actual) + " bytes; " +
+               std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
+               std::to_string(needed) + at + " (file too short)");
+  }
+  if (in_memory) {
+    if (needed > 0) std::memcpy(t.data(), held->second.data() + start, t.nbytes());
+  } else {
     std::ifstream in(path, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(offset));
-    in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n));
-    return in && in.gcount() == static_cast<std::streamsize>(n);
+    in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
+    if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
+      s.fail(".file", "cannot read " + std::to_string(needed) + " bytes from '" + shown + "'");
   }
-};
-
-ConstantFile open_file(const Site& s, const std::string& name, const ConstantFiles& files) {
-  if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
-  ConstantFile f;
-  if (auto it = files.memory.find(name); it != files.memory.end()) {
-    f.shown = printable(name);
-    f.memory = &it->second;
-    f.size = it->second.size();
-    return f;
-  }
-  f.path = files.base_dir / name;
-  f.shown = printable(f.path.string());
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(f.path, ec))
-    s.fail(".file", "constant file '" + f.shown + "' does not exist or is not a file");
-  f.size = std::filesystem::file_size(f.path, ec);
-  if (ec) s.fail(".file", "cannot read constant file '" + f.shown + "'");
-  return f;
-}
-
-// Without `offset` the file holds exactly the constant; with one, at least offset + its bytes.
-Tensor read_file(const Site& s, const std::string& name, std::optional<int64_t> offset, DType dt,
-                 const Shape& shape, const ConstantFiles& files) {
-  ConstantFile f = open_file(s, name, files);
-  Tensor t(dt, shape);
-  auto expected = static_cast<std::uintmax_t>(t.nbytes());
-  auto start = static_cast<std::uintmax_t>(offset.value_or(0));
-  std::string needs = std::string(dtype_name(dt)) + shape_str(shape) + " needs " + std::to_string(expected);
-  if (!offset && f.size != expected)
-    s.fail(".file", "constant file '" + f.shown + "' has " + std::to_string(f.size) + " bytes; " +
-                        needs + (f.size < expected ? " (file too short)" : ""));
-  if (offset && (start > f.size || f.size - start < expected))
-    s.fail(".offset", "constant file '" + f.shown + "' has " + std::to_string(f.size) +
-                          " bytes; " + needs + " from offset " + std::to_string(start) +
-                          " (file too short)");
-  if (!f.read(start, t.data(), t.nbytes()))
-    s.fail(".file", "cannot read " + std::to_string(expected) + " bytes from '" + f.shown + "'");
   if (dt == DType::Bool) {
     for (std::size_t i = 0; i < t.nbytes(); ++i)
       if (t.data()[i] > 1)
-        s.fail(".file", "byte " + std::to_string(start + i) + " of bool constant file '" + f.shown +
-                            "' is " + std::to_string(t.data()[i]) + " (expected 0 or 1)");
+        s.fail(".file", "byte " + std::to_string(static_cast<std::uintmax_t>(offset) + i) +
+                            " of bool constant file '" + shown + "' is " +
+                            std::to_string(t.data()[i]) + " (expected 0 or 1)");
   }
   // The file is little-endian, as is every machine staxc runs on (x86-64).
   static_assert(std::endian::native == std::endian::little, "big-endian hosts are unsupported");
   return t;
+}
+
+// `offset`: only beside `file`, an int >= 0 (graph-format.md "offset").
+int64_t read_offset(const Site& s, const Json& obj, bool has_file) {
+  const Json* j = obj.find("offset");
+  if (j == nullptr || j->is_null()) return 0;
+  if (!has_file) s.fail(".offset", "'offset' stands only beside 'file'");
+  int64_t offset = read_int(s, *j, ".offset");
+  if (offset < 0) s.fail(".offset", "offset must be >= 0, got " + std::to_string(offset));
+  return offset;
 }
 
 }  // namespace
@@ -132,9 +120,7 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
   const Json* data = obj.find("data");
   const Json* file = obj.find("file");
   const Json* fill = obj.find("fill");
-  const Json* offset = obj.find("offset");
   if (data != nullptr && data->is_null()) data = nullptr;
-  if (offset != nullptr && offset->is_null()) offset = nullptr;
   if (file != nullptr && file->is_null()) file = nullptr;
   if (fill != nullptr && fill->is_null()) fill = nullptr;
   int given = (data != nullptr) + (file != nullptr) + (fill != nullptr);
@@ -148,13 +134,9 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
     s.fail(".shape", "constant of " + std::to_string(bytes) + " bytes is larger than the limit of " +
                          std::to_string(kMaxConstantBytes) + " bytes");
 
-  if (offset != nullptr && file == nullptr) s.fail(".offset", "'offset' stands only beside 'file'");
-  if (file != nullptr) {
-    std::optional<int64_t> start;
-    if (offset != nullptr) start = read_int(s, *offset, ".offset");
-    if (start && *start < 0) s.fail(".offset", "expected an offset >= 0, got " + std::to_string(*start));
-    return read_file(s, read_string(s, *file, ".file"), start, dt, shape, files);
-  }
+  const int64_t offset = read_offset(s, obj, file != nullptr);
+  if (file != nullptr)
+    return read_file(s, read_string(s, *file, ".file"), offset, dt, shape, files);
 
   Tensor t(dt, shape);
   if (fill != nullptr) {

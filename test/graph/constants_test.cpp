@@ -84,14 +84,64 @@ TEST(Constants, File) {
   std::ofstream(dir.path() / "sub" / "g.json") << constant("int64", "[2]", R"("file": "i.bin")");
   Graph l = load_graph(dir.path() / "sub" / "g.json");
   EXPECT_EQ(l[l.find("w")].data.get_int(0), -5);
-  GraphError longer = error_of(constant("float32", "[2]", R"("file": "f.bin")"), dir.path());
-  EXPECT_EQ(longer.path(), "constants[0].file");
-  EXPECT_NE(longer.message().find("has 12 bytes; float32[2] needs 8"), std::string::npos);
+  // A file may hold more than the constant (graph-format.md "offset": a shared weights file).
+  Graph longer = parse_ok(constant("float32", "[2]", R"("file": "f.bin")"), dir.path());
+  EXPECT_EQ(longer[longer.find("w")].data.get_double(1), -2.0);
+  GraphError shorter = error_of(constant("float32", "[4]", R"("file": "f.bin")"), dir.path());
+  EXPECT_EQ(shorter.path(), "constants[0].file");
+  EXPECT_NE(shorter.message().find("has 12 bytes; float32[4] needs 16 (file too short)"), std::string::npos)
+      << shorter.what();
   GraphError missing = error_of(constant("float32", "[3]", R"("file": "nope.bin")"), dir.path());
   EXPECT_EQ(missing.path(), "constants[0].file");
   GraphError folder = error_of(constant("float32", "[3]", R"("file": "sub")"), dir.path());
   EXPECT_NE(folder.message().find("is not a file"), std::string::npos);
   EXPECT_GRAPH_ERROR(constant("float32", "[3]", R"("file": 3)"), "constants[0].file", "expected a string, got 3");
+}
+
+TEST(Constants, FileWithOffset) {
+  TempDir dir("stax_constants_offset");
+  // One weights file: 3 bytes of padding, float32[2] at 3 (unaligned), int64[2] at 11, bool at 27.
+  unsigned char bytes[28] = {9, 9, 9};
+  const float f[2] = {0.5f, -4.0f};
+  const int64_t i[2] = {7, -(1LL << 40)};
+  std::memcpy(bytes + 3, f, sizeof f);
+  std::memcpy(bytes + 11, i, sizeof i);
+  bytes[27] = 1;
+  dir.write("weights.bin", bytes, sizeof bytes);
+  const std::string consts = R"([{"name": "a", "dtype": "float32", "shape": [2], "file": "weights.bin", "offset": 3},
+      {"name": "b", "dtype": "int64", "shape": [2, 1], "file": "weights.bin", "offset": 11},
+      {"name": "c", "dtype": "bool", "shape": [], "file": "weights.bin", "offset": 27},
+      {"name": "d", "dtype": "float32", "shape": [1], "file": "weights.bin", "offset": 0}])";
+  Graph g = parse_ok(testing::doc("", "[]", R"(["a", "b", "c", "d"])", consts), dir.path());
+  EXPECT_EQ(g[g.find("a")].data.get_double(0), 0.5);
+  EXPECT_EQ(g[g.find("a")].data.get_double(1), -4.0);
+  EXPECT_EQ(g[g.find("b")].data.get_int(1), -(1LL << 40));
+  EXPECT_TRUE(g[g.find("c")].data.get_bool(0));
+  auto with = [](const std::string& more) {
+    return testing::doc("", "[]", R"(["w"])",
+                        R"([{"name": "w", "dtype": "float32", "shape": [2], )" + more + "}]");
+  };
+  GraphError past = error_of(with(R"("file": "weights.bin", "offset": 21)"), dir.path());
+  EXPECT_EQ(past.path(), "constants[0].offset");
+  EXPECT_NE(past.message().find("has 28 bytes; float32[2] needs 8 from offset 21 (file too short)"),
+            std::string::npos) << past.what();
+  GraphError beyond = error_of(with(R"("file": "weights.bin", "offset": 100)"), dir.path());
+  EXPECT_EQ(beyond.path(), "constants[0].offset");
+  EXPECT_GRAPH_ERROR(with(R"("file": "weights.bin", "offset": -1)"), "constants[0].offset",
+                     "offset must be >= 0, got -1");
+  EXPECT_GRAPH_ERROR(with(R"("file": "weights.bin", "offset": 1.5)"), "constants[0].offset",
+                     "expected an integer, got 1.5");
+  EXPECT_GRAPH_ERROR(with(R"("fill": 1, "offset": 4)"), "constants[0].offset",
+                     "'offset' stands only beside 'file'");
+  EXPECT_GRAPH_ERROR(with(R"("data": [1, 2], "offset": 0)"), "constants[0].offset",
+                     "'offset' stands only beside 'file'");
+  // A bool byte other than 0/1 is reported at its position in the file.
+  GraphError bad_bool = error_of(
+      testing::doc("", "[]", R"(["w"])",
+                   R"([{"name": "w", "dtype": "bool", "shape": [2], "file": "weights.bin", "offset": 1}])"),
+      dir.path());
+  EXPECT_EQ(bad_bool.path(), "constants[0].file");
+  EXPECT_NE(bad_bool.message().find("byte 1 of bool constant file"), std::string::npos) << bad_bool.what();
 }
 
 TEST(Constants, LoadGraphErrors) {
