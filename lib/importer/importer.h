@@ -101,6 +101,8 @@ class NodeCtx {
   std::string constant(std::string_view suffix, const Tensor& t);
 
  private:
+  ValueRef input_ref(std::size_t i) const;  // fails when absent
+
   Importer& im_;
 };
 

@@ -20,12 +20,14 @@ bool NodeCtx::has_input(std::size_t i) const {
   return i < num_inputs() && !node.input(static_cast<int>(i)).empty();
 }
 
-const OnnxValue& NodeCtx::in(std::size_t i) const {
+const OnnxValue& NodeCtx::in(std::size_t i) const { return *input_ref(i); }
+
+ValueRef NodeCtx::input_ref(std::size_t i) const {
   if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
   const std::string& name = node.input(static_cast<int>(i));
   ValueRef v = im_.value(name);
   if (!v) fail("input '" + name + "' is not computed before this node");
-  return *v;
+  return v;
 }
 
 bool NodeCtx::all_known() const {
@@ -64,10 +66,10 @@ double NodeCtx::known_scalar(std::size_t i, std::string_view what) const {
 }
 
 Json NodeCtx::arg(std::size_t i) {
-  OnnxValue& v = const_cast<OnnxValue&>(in(i));
-  if (v.known && v.known->numel() == 0)
-    fail("input '" + v.onnx_name + "' is empty (shape " + shape_str(v.shape) + "): stax has no zero-size values");
-  return im_.materialize(v);
+  ValueRef v = input_ref(i);
+  if (v->known && v->known->numel() == 0)
+    fail("input '" + v->onnx_name + "' is empty (shape " + shape_str(v->shape) + "): stax has no zero-size values");
+  return im_.materialize(*v);
 }
 
 // ---- attributes ----
