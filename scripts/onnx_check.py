@@ -126,7 +126,8 @@ CASES = {
 
 def perturb(module, g):
     """Batch norms with statistics and affine parameters away from the identity, biases away
-    from zero: a mapping that swaps an argument or drops a bias then shows in the outputs."""
+    from zero, no all-zero weight (ViT's head): a mapping that swaps an argument or drops a
+    bias then shows in the outputs."""
     with torch.no_grad():
         for m in module.modules():
             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.track_running_stats:
@@ -138,6 +139,8 @@ def perturb(module, g):
             for name, p in m.named_parameters(recurse=False):
                 if name == "bias":
                     p.add_(torch.from_numpy(g.normal(0, 0.1, tuple(p.shape)).astype(np.float32)))
+                elif float(p.abs().max()) == 0:
+                    p.copy_(torch.from_numpy(g.normal(0, 0.05, tuple(p.shape)).astype(np.float32)))
 
 
 def make_input(kind, shape, g):

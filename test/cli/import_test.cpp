@@ -1,6 +1,7 @@
 // ONNX models on the command line: `staxc import`, and every command taking a .onnx model
 // directly; exit statuses, messages, and nothing written when a command fails.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -178,6 +179,29 @@ TEST_F(StaxcTest, ExternalData) {
   ProcessResult missing = staxc({"import", path("m.onnx"), "-o", path("m.json")});
   EXPECT_EQ(missing.status, 1);
   EXPECT_TRUE(is_error_line(missing.err, "w.data: no such file (the external data of initializer 'w')"));
+}
+
+// A model whose constants are all small writes no weights file.
+TEST_F(StaxcTest, ImportWithoutWeights) {
+  OnnxModel m;
+  m.input("x", DType::Float32, {3}).initializer("s", f32({3}, {1, 2, 3})).node("Mul", {"x", "s"}, {"y"})
+      .output("y", DType::Float32);
+  m.write(dir_ / "small.onnx");
+  ProcessResult r = staxc({"import", path("small.onnx"), "-o", path("small.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "weights: none")) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "small.weights"));
+  EXPECT_TRUE(contains(slurp(dir_ / "small.json"), R"({"name": "s", "dtype": "float32", "shape": [3], "data": [1.0, 2.0, 3.0]})"));
+}
+
+// What the front end rejects in an imported graph is reported as such, naming the node.
+TEST_F(StaxcTest, ErrorInTheImportedGraph) {
+  OnnxModel m;
+  m.input("x", DType::Float32, {3}).node("LeakyRelu", {"x"}, {"y"}, {attr_f("alpha", NAN)}).output("y", DType::Float32);
+  m.write(dir_ / "nan.onnx");
+  ProcessResult r = staxc({"validate", path("nan.onnx")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(is_error_line(r.err, "nodes[0].negative_slope (node 'y', op 'leaky_relu'): in the graph imported from nan.onnx:"));
 }
 
 TEST_F(StaxcTest, ImportHelp) {
