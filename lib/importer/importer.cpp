@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <fstream>
-#include <sstream>
 
 #include "fold.h"
 #include "stax/graph/frontend.h"
@@ -196,13 +195,16 @@ ImportedModel import_onnx(const std::filesystem::path& model, const ImportOption
   std::error_code ec;
   if (!std::filesystem::is_regular_file(model, ec))
     throw UserError(model.string() + (std::filesystem::exists(model, ec) ? ": not a regular file" : ": no such file"));
+  // Read straight into one string: a model may be a good part of 2 GiB.
+  std::uintmax_t size = std::filesystem::file_size(model, ec);
   std::ifstream in(model, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in || in.bad()) throw UserError(model.string() + ": cannot read");
+  std::string bytes(ec ? 0 : static_cast<std::size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (ec || !in || in.gcount() != static_cast<std::streamsize>(bytes.size()))
+    throw UserError(model.string() + ": cannot read");
   std::filesystem::path dir = model.parent_path();
   if (dir.empty()) dir = ".";
-  return import_onnx_bytes(bytes.str(), dir, model.stem().string(), opts);
+  return import_onnx_bytes(bytes, dir, model.stem().string(), opts);
 }
 
 std::pair<std::string, Shape> parse_input_shape(std::string_view spec) {
