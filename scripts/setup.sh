@@ -3,22 +3,24 @@
 # quick when everything is there; runs `apt-get update` only when something must be installed.
 #   scripts/setup.sh           build and test dependencies
 #   scripts/setup.sh --bench   also python3-torch, for the benchmarks
+#   scripts/setup.sh --onnx    also python3-torch, torchvision and onnx, for scripts/onnx_check.py
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
 set -euo pipefail
 
 packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
-          g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64)
+          libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64)
 
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-torch) ;;
+    --onnx) packages+=(python3-torch python3-torchvision python3-onnx) ;;
     -h|--help)
-      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
-      echo "setup.sh: unknown option '$arg' (options: --bench, --help)" >&2
+      echo "setup.sh: unknown option '$arg' (options: --bench, --onnx, --help)" >&2
       exit 2
       ;;
   esac

@@ -17,7 +17,7 @@ namespace stax::tools {
 namespace {
 
 struct BenchCommandOptions {
-  std::string model;
+  ModelArgument model;
   InputOptions inputs;
   int reps = 20;
   int warmup = 3;
@@ -62,7 +62,7 @@ void run_bench(const BenchCommandOptions& opts) {
   if (!opts.wait_policy.empty()) bench.wait_policies = split_commas(opts.wait_policy);
   driver::check_bench_options(bench);
   const driver::CompileOptions compile = opts.generate.compile_options();
-  driver::CompiledModel m = driver::compile_model(opts.model, compile);
+  driver::CompiledModel m = driver::compile_model(opts.model.path, compile, opts.model.options());
   // The tiny graph belongs to the harness: the dumps and logs asked for are the model's alone.
   driver::CompileOptions tiny_options = compile;
   tiny_options.dump_schedule.clear();

@@ -16,7 +16,7 @@ namespace stax::tools {
 namespace {
 
 struct CheckOptions {
-  std::string model;
+  ModelArgument model;
   InputOptions inputs;
   double rtol = 1e-5;
   double atol = 1e-6;
@@ -27,7 +27,7 @@ struct CheckOptions {
 void run_check(const CheckOptions& opts) {
   std::vector<driver::InputFile> given = input_files(opts.inputs);
   if (!(opts.rtol >= 0.0) || !(opts.atol >= 0.0)) throw UserError("--rtol and --atol must be >= 0");
-  driver::CompiledModel m = driver::compile_model(opts.model, opts.generate.compile_options());
+  driver::CompiledModel m = driver::compile_model(opts.model.path, opts.generate.compile_options(), opts.model.options());
   std::vector<Tensor> inputs = driver::prepare_inputs(m.graph, given, opts.inputs.seed);
   const driver::Harness harness = driver::Harness::build({&m.code}, opts.compiler.build_options());
   const driver::CheckReport report =

@@ -12,14 +12,14 @@ namespace stax::tools {
 namespace {
 
 struct CompileCommandOptions {
-  std::string model;
+  ModelArgument model;
   std::string output;
   std::string header;
   GenerateOptions generate;
 };
 
 void run_compile(const CompileCommandOptions& opts) {
-  driver::CompiledModel m = driver::compile_model(opts.model, opts.generate.compile_options());
+  driver::CompiledModel m = driver::compile_model(opts.model.path, opts.generate.compile_options(), opts.model.options());
   driver::write_generated(m.code, opts.output, opts.header);
 }
 

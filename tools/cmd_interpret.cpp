@@ -16,7 +16,7 @@ namespace stax::tools {
 namespace {
 
 struct InterpretOptions {
-  std::string model;
+  ModelArgument model;
   InputOptions inputs;
   std::string output_dir;
 };
@@ -29,7 +29,7 @@ bool is_given(const std::vector<driver::InputFile>& given, const std::string& na
 
 void run_interpret(const InterpretOptions& opts) {
   std::vector<driver::InputFile> given = input_files(opts.inputs);
-  graph::Graph g = driver::load_model(opts.model);
+  graph::Graph g = driver::load_model(opts.model.path, opts.model.options());
   std::vector<Tensor> inputs = driver::prepare_inputs(g, given, opts.inputs.seed);
   // Evaluate before writing anything: a failed evaluation leaves no files behind.
   std::vector<Tensor> outputs = interp::interpret(g, inputs);

@@ -16,7 +16,7 @@ namespace stax::tools {
 namespace {
 
 struct RunOptions {
-  std::string model;
+  ModelArgument model;
   InputOptions inputs;
   std::string output_dir;
   GenerateOptions generate;
@@ -25,7 +25,7 @@ struct RunOptions {
 
 void run_run(const RunOptions& opts) {
   std::vector<driver::InputFile> given = input_files(opts.inputs);
-  driver::CompiledModel m = driver::compile_model(opts.model, opts.generate.compile_options());
+  driver::CompiledModel m = driver::compile_model(opts.model.path, opts.generate.compile_options(), opts.model.options());
   // Inputs are read (and checked) before the slow build.
   std::vector<Tensor> inputs = driver::prepare_inputs(m.graph, given, opts.inputs.seed);
   std::vector<Tensor> outputs = driver::run_generated(m, inputs, opts.compiler.build_options());

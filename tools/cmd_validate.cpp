@@ -13,11 +13,11 @@ namespace stax::tools {
 namespace {
 
 struct ValidateOptions {
-  std::string model;
+  ModelArgument model;
 };
 
 void run_validate(const ValidateOptions& opts) {
-  graph::Graph g = driver::load_model(opts.model);
+  graph::Graph g = driver::load_model(opts.model.path, opts.model.options());
   std::cout << graph::format_signature(g);
   std::cout.flush();
 }

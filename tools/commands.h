@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stax/driver/inputs.h"
+#include "stax/driver/model.h"
 
 namespace stax::tools {
 
@@ -29,6 +30,7 @@ void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_import_command(CLI::App& app);
 
 // ---- Pieces shared by commands ----
 
@@ -41,7 +43,15 @@ void add_input_options(CLI::App& cmd, InputOptions& opts);
 // The --input values split into name and file (UserError on a malformed one).
 std::vector<driver::InputFile> input_files(const InputOptions& opts);
 
-// The MODEL.json positional argument.
-void add_model_argument(CLI::App& cmd, std::string& model);
+// The MODEL positional argument (a stax graph, MODEL.json, or an ONNX model, MODEL.onnx) and
+// --input-shape NAME=DIMS (repeatable), which fixes an ONNX model's symbolic input dims.
+struct ModelArgument {
+  std::string path;
+  std::vector<std::string> input_shapes;
+  driver::ModelOptions options() const { return driver::ModelOptions{input_shapes}; }
+};
+void add_model_argument(CLI::App& cmd, ModelArgument& model);
+// --input-shape alone (for `import`).
+void add_input_shape_option(CLI::App& cmd, std::vector<std::string>& specs);
 
 }  // namespace stax::tools

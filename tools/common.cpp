@@ -37,10 +37,21 @@ std::vector<driver::InputFile> input_files(const InputOptions& opts) {
   return files;
 }
 
-void add_model_argument(CLI::App& cmd, std::string& model) {
-  cmd.add_option("MODEL", model, "The graph: a JSON file in the stax graph format, version 1")
-      ->type_name("MODEL.json")
+void add_input_shape_option(CLI::App& cmd, std::vector<std::string>& specs) {
+  cmd.add_option("--input-shape", specs,
+                 "Fix the shape of the ONNX model's input NAME (repeatable), e.g. x=1,3,224,224; "
+                 "required for an input with symbolic dims")
+      ->type_name("NAME=DIMS")
+      ->allow_extra_args(false);
+}
+
+void add_model_argument(CLI::App& cmd, ModelArgument& model) {
+  cmd.add_option("MODEL", model.path,
+                 "The model: a stax graph (a JSON file in the stax graph format, version 1) or an "
+                 "ONNX model (.onnx, imported in memory)")
+      ->type_name("MODEL.json|MODEL.onnx")
       ->required();
+  add_input_shape_option(cmd, model.input_shapes);
 }
 
 }  // namespace stax::tools

@@ -30,6 +30,7 @@ const CommandEntry kCommands[] = {
     {stax::tools::add_run_command, "staxc run samples/softmax.json --output-dir out/softmax"},
     {stax::tools::add_check_command, "staxc check samples/softmax.json --seed 3"},
     {stax::tools::add_bench_command, "staxc bench samples/bench/softmax.json --threads 1,2"},
+    {stax::tools::add_import_command, "staxc import resnet18.onnx -o resnet18.json"},
 };
 
 // `staxc MODEL.json ...` is `staxc compile MODEL.json ...` (once that command is registered).
@@ -42,15 +43,17 @@ std::string top_level_footer(const CLI::App& app) {
     has_default = has_default || sub->get_name() == kDefaultCommand;
   if (has_default) {
     s += std::string("The default command is '") + kDefaultCommand + "': 'staxc MODEL.json -o OUT.cpp ...' means\n'staxc " +
-         kDefaultCommand + " MODEL.json -o OUT.cpp ...'.\n\n";
+         kDefaultCommand + " MODEL.json -o OUT.cpp ...'. Every command that takes MODEL.json also takes an\n"
+         "ONNX model, MODEL.onnx.\n\n";
   }
   s += "Examples:\n";
   for (const CommandEntry& c : kCommands) s += std::string("  ") + c.example + "\n";
   s += "\n"
        "Exit status: 0 success; 1 usage or I/O error (bad flags, missing or invalid .npy,\n"
-       "unreadable file); 2 invalid graph; 3 run-time failure (integer division by zero, an\n"
-       "index out of range, generated code that fails to build or run, a check mismatch);\n"
-       "4 internal error of staxc. Errors are one line on stderr: 'staxc: error: ...'.\n"
+       "unreadable file); 2 invalid graph (or an invalid or unsupported ONNX model);\n"
+       "3 run-time failure (integer division by zero, an index out of range, generated code that\n"
+       "fails to build or run, a check mismatch); 4 internal error of staxc. Errors are one line\n"
+       "on stderr: 'staxc: error: ...'.\n"
        "\n"
        "Run 'staxc COMMAND --help' for the options of a command and more examples, or\n"
        "'staxc --help-all' for all of them. SPDLOG_LEVEL=debug shows debug logging.";

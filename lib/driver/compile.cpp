@@ -66,8 +66,9 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   return m;
 }
 
-CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts) {
-  return compile_graph(load_model(model), opts);
+CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts,
+                            const ModelOptions& model_opts) {
+  return compile_graph(load_model(model, model_opts), opts);
 }
 
 void write_generated(const codegen::GeneratedCode& code, const std::filesystem::path& source,

@@ -108,26 +108,55 @@ std::string command_line(const std::vector<std::string>& argv) {
   return s;
 }
 
-void write_file_atomic(const fs::path& file, const std::string& text) {
+namespace {
+
+fs::path temporary_for(const fs::path& file) {
   fs::path tmp = file;
   tmp += ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError(file.string() + ": cannot write (" + std::strerror(errno) + ")");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw UserError(file.string() + ": write error");
-    }
+  return tmp;
+}
+
+// Writes `text` to the temporary of `file`; UserError (and no temporary left) on failure.
+void write_temporary(const fs::path& file, const std::string& text) {
+  fs::path tmp = temporary_for(file);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw UserError(file.string() + ": cannot write (" + std::strerror(errno) + ")");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw UserError(file.string() + ": write error");
   }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) {
+}
+
+void remove_temporaries(const std::vector<std::pair<fs::path, const std::string*>>& files) {
+  for (const auto& f : files) {
     std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw UserError(file.string() + ": cannot write (" + ec.message() + ")");
+    fs::remove(temporary_for(f.first), ignored);
+  }
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& file, const std::string& text) {
+  write_files_atomic({{file, &text}});
+}
+
+void write_files_atomic(const std::vector<std::pair<fs::path, const std::string*>>& files) {
+  try {
+    for (const auto& [file, text] : files) write_temporary(file, *text);
+  } catch (const UserError&) {
+    remove_temporaries(files);
+    throw;
+  }
+  for (const auto& [file, text] : files) {
+    std::error_code ec;
+    fs::rename(temporary_for(file), file, ec);
+    if (ec) {
+      remove_temporaries(files);
+      throw UserError(file.string() + ": cannot write (" + ec.message() + ")");
+    }
   }
 }
 

@@ -58,18 +58,21 @@ void store(Tensor& t, int64_t i, const Scalar& v) {
 }
 
 // The bytes of a `file` constant: the constant's size from byte `offset` on (the file may hold
-// more, as a weights file shared by many constants does).
+// more, as a weights file shared by many constants does). A file `files` holds in memory is read
+// from there, any other from `files.base_dir`.
 Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType dt,
-                 const Shape& shape, const std::string& base_dir) {
+                 const Shape& shape, const ConstantFiles& files) {
   if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
-  std::filesystem::path path = std::filesystem::path(base_dir) / name;
-  std::string shown = printable(path.string());
+  auto held = files.memory.find(name);
+  bool in_memory = held != files.memory.end();
+  std::filesystem::path path = files.base_dir / name;
+  std::string shown = printable(in_memory ? name : path.string());
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
+  if (!in_memory && !std::filesystem::is_regular_file(path, ec))
     s.fail(".file", "constant file '" + shown + "' does not exist or is not a file");
   Tensor t(dt, shape);
   auto needed = static_cast<std::uintmax_t>(t.nbytes());
-  std::uintmax_t actual = std::filesystem::file_size(path, ec);
+  std::uintmax_t actual = in_memory ? held->second.size() : std::filesystem::file_size(path, ec);
   if (ec) s.fail(".file", "cannot read constant file '" + shown + "'");
   const auto start = static_cast<std::uintmax_t>(offset);
   if (start > actual || actual - start < needed) {
@@ -79,11 +82,15 @@ Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType d
                std::string(dtype_name(dt)) + shape_str(shape) + " needs " +
                std::to_string(needed) + at + " (file too short)");
   }
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(offset));
-  in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
-  if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
-    s.fail(".file", "cannot read " + std::to_string(needed) + " bytes from '" + shown + "'");
+  if (in_memory) {
+    if (needed > 0) std::memcpy(t.data(), held->second.data() + start, t.nbytes());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
+    if (!in || in.gcount() != static_cast<std::streamsize>(t.nbytes()))
+      s.fail(".file", "cannot read " + std::to_string(needed) + " bytes from '" + shown + "'");
+  }
   if (dt == DType::Bool) {
     for (std::size_t i = 0; i < t.nbytes(); ++i)
       if (t.data()[i] > 1)
@@ -109,7 +116,7 @@ int64_t read_offset(const Site& s, const Json& obj, bool has_file) {
 }  // namespace
 
 Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape& shape,
-                          const std::string& base_dir) {
+                          const ConstantFiles& files) {
   const Json* data = obj.find("data");
   const Json* file = obj.find("file");
   const Json* fill = obj.find("fill");
@@ -129,7 +136,7 @@ Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape&
 
   const int64_t offset = read_offset(s, obj, file != nullptr);
   if (file != nullptr)
-    return read_file(s, read_string(s, *file, ".file"), offset, dt, shape, base_dir);
+    return read_file(s, read_string(s, *file, ".file"), offset, dt, shape, files);
 
   Tensor t(dt, shape);
   if (fill != nullptr) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "json_doc.h"
+#include "stax/graph/frontend.h"
 #include "stax/graph/graph.h"
 
 namespace stax::graph::detail {
@@ -100,6 +101,6 @@ void infer_nn_composite(const NodeCtx& c, Value& v);
 
 // Constant data from `data`, `file` or `fill` (constants.cpp).
 Tensor read_constant_data(const Site& s, const Json& obj, DType dt, const Shape& shape,
-                          const std::string& base_dir);
+                          const ConstantFiles& files);
 
 }  // namespace stax::graph::detail

@@ -184,7 +184,7 @@ void GraphReader::read_constants(const Json& list) {
     v.compute_dtype = v.dtype;
     v.shape = read_shape(s, require(s, obj, "shape"), ".shape", false);
     check_value_shape(s, v.shape, v.dtype, ".shape");
-    v.data = read_constant_data(s, obj, v.dtype, v.shape, base_dir_);
+    v.data = read_constant_data(s, obj, v.dtype, v.shape, files_);
     add_value(std::move(v));
   }
 }
@@ -205,11 +205,19 @@ void GraphReader::read_outputs(const Json& list) {
 
 }  // namespace detail
 
-Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir) {
+Graph parse_graph(std::string_view json_text, const ConstantFiles& files) {
   detail::Json root = detail::parse_json(json_text);
-  detail::GraphReader reader(base_dir.string());
+  detail::GraphReader reader(files);
   return reader.read(root);
 }
+
+Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir) {
+  ConstantFiles files;
+  files.base_dir = base_dir;
+  return parse_graph(json_text, files);
+}
+
+std::string graph_name_problem(std::string_view name) { return detail::graph_name_problem(name); }
 
 Graph load_graph(const std::filesystem::path& file) {
   std::error_code ec;

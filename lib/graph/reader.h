@@ -25,7 +25,7 @@ void check_keys(const Site& s, const Json& obj, const std::vector<std::string_vi
 
 class GraphReader {
  public:
-  explicit GraphReader(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  explicit GraphReader(const ConstantFiles& files) : files_(files) {}
   Graph read(const Json& root);
 
  private:
@@ -43,7 +43,7 @@ class GraphReader {
   void check_args(const Site& s, Op op, const std::vector<Arg>& args);
 
   Graph g_;
-  std::string base_dir_;
+  const ConstantFiles& files_;
   std::map<std::string, ValueId, std::less<>> ids_;
   std::map<std::string, std::string, std::less<>> defined_at_;  // name -> JSON path
   // Every named node, by name -> index in `nodes` (first definition), to tell "used before its

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stax/codegen/codegen.h"
+#include "stax/driver/model.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
 #include "stax/kernelplan/plan.h"
@@ -49,7 +50,8 @@ struct CompiledModel {
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 
 // load_model + compile_graph.
-CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {});
+CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {},
+                            const ModelOptions& model_opts = {});
 
 // Writes the .cpp and, when `header` is not empty, the header (each atomically; "-" as `source`
 // writes the .cpp to stdout).

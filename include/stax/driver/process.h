@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stax::driver {
@@ -40,6 +41,11 @@ std::string command_line(const std::vector<std::string>& argv);
 // Writes `text` to `file` through a temporary file in the same folder and a rename, so `file`
 // is never left partial. UserError naming the file when it cannot be written.
 void write_file_atomic(const std::filesystem::path& file, const std::string& text);
+
+// Writes several files so that either all of them are written or none: each goes to a
+// temporary beside it first, and only when every temporary is complete are they renamed into
+// place, in order. UserError naming the file that cannot be written.
+void write_files_atomic(const std::vector<std::pair<std::filesystem::path, const std::string*>>& files);
 
 // The whole content of a file (UserError when unreadable).
 std::string read_file(const std::filesystem::path& file);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,19 @@ namespace stax::graph {
 Graph load_graph(const std::filesystem::path& file);
 // Same, from text; `base_dir` resolves constant `file`s.
 Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
+
+// Where constants' `file`s are read: files held in memory under the name a graph gives them
+// (an imported model's weights, which a command need not write to disk), then the folder
+// `base_dir` for any other name.
+struct ConstantFiles {
+  std::filesystem::path base_dir = ".";
+  std::map<std::string, std::string, std::less<>> memory;
+};
+Graph parse_graph(std::string_view json_text, const ConstantFiles& files);
+
+// "" when `name` may name a graph (a C identifier, not a C or C++ keyword, not starting with
+// '_'), else what is wrong with it.
+std::string graph_name_problem(std::string_view name);
 
 // Composites (softmax, log_softmax, layer_norm, rms_norm, linear, batch_norm, hardswish,
 // hardsigmoid, softplus, elu) rewritten into primitive ops, numerically stable (softmax

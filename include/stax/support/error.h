@@ -21,6 +21,7 @@ class GraphError : public UserError {
   GraphError(std::string path, std::string node, std::string op, std::string message);
   const std::string& path() const { return path_; }
   const std::string& node() const { return node_; }
+  const std::string& op() const { return op_; }
   const std::string& message() const { return message_; }
 
  private:

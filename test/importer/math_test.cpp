@@ -1,0 +1,170 @@
+// Gemm, MatMul, Softmax / LogSoftmax in both axis semantics, LayerNormalization, reductions,
+// ArgMax / ArgMin, CumSum: against values computed here.
+#include <cmath>
+
+#include "op_check.h"
+
+namespace stax::testing {
+namespace {
+
+using nlohmann::json;
+
+// [m, k] @ [k, n] in double, rounded to float32.
+Tensor matmul2d(const Tensor& a, const Tensor& b) {
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  Tensor out(DType::Float32, {m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p) s += a.get_double(i * k + p) * b.get_double(p * n + j);
+      out.set_double(i * n + j, s);
+    }
+  return out;
+}
+
+Tensor transposed(const Tensor& a) {
+  int64_t r = a.shape()[0], c = a.shape()[1];
+  Tensor t(a.dtype(), {c, r});
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) t.set_double(j * r + i, a.get_double(i * c + j));
+  return t;
+}
+
+TEST(ImportGemm, TransposesAlphaBetaBias) {
+  Tensor a = iota(DType::Float32, {2, 3}, -1, 0.5), b = iota(DType::Float32, {4, 3}, 2, -0.25);
+  Tensor bias = f32({4}, {1, -1, 0.5f, 2});
+  // transB with a [N] bias: PyTorch's linear.
+  Tensor lin = matmul2d(a, transposed(b));
+  for (int64_t i = 0; i < 8; ++i) lin.set_double(i, lin.get_double(i) + bias.get_double(i % 4));
+  check_op({"Gemm", {a, b, bias}, lin, {attr_i("transB", 1)}, 13, 1e-6});
+  // transA, alpha, beta, a [M, 1] C.
+  Tensor at = transposed(a), bt = transposed(b), c = f32({2, 1}, {3, -2});
+  Tensor want = matmul2d(a, bt);
+  for (int64_t i = 0; i < 8; ++i) want.set_double(i, 0.5 * want.get_double(i) + 2.0 * c.get_double(i / 4));
+  check_op({"Gemm", {at, bt, c}, want, {attr_i("transA", 1), attr_f("alpha", 0.5f), attr_f("beta", 2.0f)}, 13, 1e-6});
+  check_op({"Gemm", {a, bt}, matmul2d(a, bt), {}, 11, 1e-6});
+  OnnxModel m;
+  m.input("x", DType::Float32, {2, 3}).initializer("w", b).initializer("b", bias)
+      .node("Gemm", {"x", "w", "b"}, {"y"}, {attr_i("transB", 1)}).output("y", DType::Float32);
+  EXPECT_EQ(node_named(document(import_model(m)), "y"), json::parse(R"({"name": "y", "op": "linear", "args": ["x", "w", "b"]})"));
+}
+
+TEST(ImportMatMul, BatchedAndVectors) {
+  Tensor a = iota(DType::Float32, {2, 1, 2, 3}), b = iota(DType::Float32, {3, 3, 2}, 1);
+  Tensor want(DType::Float32, {2, 3, 2, 2});
+  for (int64_t p = 0; p < 2; ++p)
+    for (int64_t q = 0; q < 3; ++q)
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < 2; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < 3; ++k) s += a.get_double(p * 6 + i * 3 + k) * b.get_double(q * 6 + k * 2 + j);
+          want.set_double(((p * 3 + q) * 2 + i) * 2 + j, s);
+        }
+  check_op({"MatMul", {a, b}, want});
+  check_op({"MatMul", {f32({3}, {1, 2, 3}), iota(DType::Float32, {3, 2})}, f32({2}, {16, 22})});
+  check_op({"MatMul", {f32({3}, {1, 2, 3}), f32({3}, {4, 5, 6})}, f32({}, {32})});
+  check_op({"MatMul", {i64({2, 2}, {1, 2, 3, 4}), i64({2}, {5, 6})}, i64({2}, {17, 39})});
+}
+
+// softmax of each row of `x` viewed as [rows, n].
+Tensor softmax_rows(const Tensor& x, int64_t n, bool log) {
+  Tensor out(x.dtype(), x.shape());
+  for (int64_t r = 0; r < x.numel() / n; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, x.get_double(r * n + j));
+    for (int64_t j = 0; j < n; ++j) sum += std::exp(x.get_double(r * n + j) - mx);
+    for (int64_t j = 0; j < n; ++j) {
+      double v = x.get_double(r * n + j) - mx;
+      out.set_double(r * n + j, log ? v - std::log(sum) : std::exp(v) / sum);
+    }
+  }
+  return out;
+}
+
+TEST(ImportSoftmax, AxisSemanticsPerOpset) {
+  Tensor x = iota(DType::Float32, {2, 2, 3}, -1, 0.3);
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    bool log = std::string(op) == "LogSoftmax";
+    // Before opset 13: the input as 2-D [2, 6] at axis 1 (the default), rows normalized.
+    check_op({op, {x}, softmax_rows(x, 6, log), {}, 11, 1e-6});
+    check_op({op, {x}, softmax_rows(x, 3, log), {attr_i("axis", 2)}, 12, 1e-6});
+    check_op({op, {x}, softmax_rows(x, 12, log), {attr_i("axis", 0)}, 11, 1e-6});
+    // From opset 13: along the axis alone (default -1).
+    check_op({op, {x}, softmax_rows(x, 3, log), {}, 13, 1e-6});
+    Tensor moved(DType::Float32, {2, 3, 2});  // x with axes 1 and 2 swapped
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        for (int64_t k = 0; k < 3; ++k) moved.set_double(i * 6 + k * 2 + j, x.get_double(i * 6 + j * 3 + k));
+    Tensor want_moved = softmax_rows(moved, 2, log), want(DType::Float32, {2, 2, 3});
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        for (int64_t k = 0; k < 3; ++k) want.set_double(i * 6 + j * 3 + k, want_moved.get_double(i * 6 + k * 2 + j));
+    check_op({op, {x}, want, {attr_i("axis", 1)}, 13, 1e-6});
+  }
+}
+
+TEST(ImportLayerNorm, ScaleAndBiasForms) {
+  Tensor x = iota(DType::Float32, {2, 2, 3}, -2, 0.7);
+  auto expected = [&](int64_t n, const Tensor& scale, const Tensor* bias) {
+    Tensor out(DType::Float32, x.shape());
+    for (int64_t r = 0; r < x.numel() / n; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < n; ++j) mean += x.get_double(r * n + j) / static_cast<double>(n);
+      for (int64_t j = 0; j < n; ++j) var += std::pow(x.get_double(r * n + j) - mean, 2) / static_cast<double>(n);
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t p = j % scale.numel();
+        double v = (x.get_double(r * n + j) - mean) / std::sqrt(var + 1e-5) * scale.get_double(p);
+        out.set_double(r * n + j, v + (bias ? bias->get_double(p) : 0.0));
+      }
+    }
+    return out;
+  };
+  Tensor s3 = f32({3}, {1, 2, -1}), b3 = f32({3}, {0.5f, 0, 1});
+  check_op({"LayerNormalization", {x, s3, b3}, expected(3, s3, &b3), {}, 17, 1e-5});
+  Tensor s6 = iota(DType::Float32, {2, 3}, 0.5, 0.25);
+  check_op({"LayerNormalization", {x, s6}, expected(6, s6, nullptr), {attr_i("axis", 1)}, 17, 1e-5});
+  // A [3] scale with axis 1 broadcasts over the normalized [2, 3]: applied after layer_norm.
+  check_op({"LayerNormalization", {x, s3, b3}, expected(6, s3, &b3), {attr_i("axis", -2)}, 17, 1e-5});
+  OnnxModel m(17);
+  m.input("x", DType::Float32, {2, 3}).initializer("s", s3).initializer("b", b3)
+      .node("LayerNormalization", {"x", "s", "b"}, {"y"}, {attr_f("epsilon", 1e-6f)}).output("y", DType::Float32);
+  EXPECT_EQ(node_named(document(import_model(m)), "y"), json::parse(R"({"name": "y", "op": "layer_norm",
+      "args": ["x", "s", "b"], "normalized_shape": [3], "eps": 1e-06})"));
+  m.node("LayerNormalization", {"x", "s", "b"}, {"z", "mean"}).node("Neg", {"mean"}, {"nm"}).output("nm", DType::Float32);
+  EXPECT_IMPORT_ERROR(m, "output 1 ('mean') is used, but the Mean and InvStdDev outputs are not produced");
+}
+
+TEST(ImportReduce, AxesForms) {
+  Tensor x = iota(DType::Float32, {2, 3});
+  check_op({"ReduceSum", {x}, f32({2, 1}, {3, 12}), {attr_ints("axes", {1})}, 11});
+  check_op({"ReduceSum", {x, i64({1}, {-2})}, f32({3}, {3, 5, 7}), {attr_i("keepdims", 0)}, 13});
+  check_op({"ReduceSum", {x}, f32({1, 1}, {15}), {}, 13});
+  check_op({"ReduceSum", {x}, x, {attr_i("noop_with_empty_axes", 1)}, 13});
+  check_op({"ReduceMean", {x}, f32({2}, {1, 4}), {attr_ints("axes", {1}), attr_i("keepdims", 0)}});
+  check_op({"ReduceMax", {x}, f32({1, 3}, {3, 4, 5}), {attr_ints("axes", {0})}});
+  check_op({"ReduceMin", {x}, f32({}, {0}), {attr_i("keepdims", 0)}});
+  check_op({"ReduceProd", {f32({3}, {2, 3, 4})}, f32({1}, {24})});
+  check_op({"ReduceL1", {f32({3}, {-2, 3, -4})}, f32({1}, {9})});
+  check_op({"ReduceL2", {f32({2}, {3, -4})}, f32({1}, {5})});
+  check_op({"ReduceSumSquare", {f32({2}, {3, -4})}, f32({1}, {25})});
+  check_op({"ReduceLogSumExp", {f32({2}, {0, 0})}, f32({1}, {std::log(2.0f)}), {}, 13, 1e-7});
+  check_op({"ReduceLogSum", {f32({2}, {1, 3})}, f32({1}, {std::log(4.0f)}), {}, 13, 1e-7});
+  // PyTorch sums int32 into int64: cast back to ONNX's int32.
+  check_op({"ReduceSum", {i32({3}, {1, 2, 3}), i64({1}, {0})}, i32({1}, {6})});
+  check_op({"ReduceMax", {i64({3}, {1, 7, 3})}, i64({}, {7}), {attr_i("keepdims", 0)}});
+  EXPECT_IMPORT_ERROR(single_node({"ReduceMean", {i64({2}, {1, 2})}, i64({1}, {1})}, false), "ReduceMean of integers");
+}
+
+TEST(ImportReduce, ArgMaxArgMinCumSum) {
+  Tensor x = f32({2, 3}, {1, 5, 5, 7, 0, 7});
+  // The first index of the extreme, as PyTorch.
+  check_op({"ArgMax", {x}, i64({2, 1}, {1, 0}), {attr_i("axis", 1)}});
+  check_op({"ArgMin", {x}, i64({3}, {0, 1, 0}), {attr_i("keepdims", 0)}});
+  EXPECT_IMPORT_ERROR(single_node({"ArgMax", {x}, i64({1, 3}, {}), {attr_i("select_last_index", 1)}}, false), "select_last_index = 1");
+  check_op({"CumSum", {x, i64({}, {1})}, f32({2, 3}, {1, 6, 11, 7, 7, 14})});
+  check_op({"CumSum", {i32({3}, {1, 2, 3}), i32({}, {0})}, i32({3}, {1, 3, 6})});
+  EXPECT_IMPORT_ERROR(single_node({"CumSum", {x, i64({}, {1})}, x, {attr_i("reverse", 1)}}, false), "reverse = 1");
+}
+
+}  // namespace
+}  // namespace stax::testing

@@ -1,0 +1,136 @@
+// Convolution, pooling and batch normalization. Their stax ops are checked in the document
+// (conv2d, max_pool2d, avg_pool2d, batch_norm); the global pools, which map to reductions, by
+// their values.
+#include "op_check.h"
+
+namespace stax::testing {
+namespace {
+
+using nlohmann::json;
+
+// x [1, 2, 5, 5] through `op` with `attrs` (and a [4, 2 / group, 3, 3] weight for Conv); the
+// node named y in the document.
+json mapped(const std::string& op, const std::vector<onnx::AttributeProto>& attrs, Shape x_shape = {1, 2, 5, 5},
+            Shape w_shape = {4, 2, 3, 3}) {
+  OnnxModel m;
+  std::vector<Dim> dims(x_shape.begin(), x_shape.end());
+  m.input("x", DType::Float32, dims);
+  std::vector<std::string> ins{"x"};
+  if (op == "Conv") {
+    m.initializer("w", iota(DType::Float32, w_shape)).initializer("b", iota(DType::Float32, {w_shape[0]}));
+    ins = {"x", "w", "b"};
+  }
+  m.node(op, ins, {"y"}, attrs).output("y", DType::Float32);
+  return node_named(document(import_model(m)), "y");
+}
+
+GraphError mapping_error(const std::string& op, const std::vector<onnx::AttributeProto>& attrs,
+                         Shape x_shape = {1, 2, 5, 5}, Shape w_shape = {4, 2, 3, 3}) {
+  OnnxModel m;
+  std::vector<Dim> dims(x_shape.begin(), x_shape.end());
+  m.input("x", DType::Float32, dims);
+  std::vector<std::string> ins{"x"};
+  if (op == "Conv") {
+    m.initializer("w", iota(DType::Float32, w_shape));
+    ins = {"x", "w"};
+  }
+  m.node(op, ins, {"y"}, attrs).output("y", DType::Float32);
+  return import_error(m);
+}
+
+TEST(ImportConv, SymmetricPadsAreConvPadding) {
+  EXPECT_EQ(mapped("Conv", {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2})}), json::parse(R"(
+      {"name": "y", "op": "conv2d", "args": ["x", "w", "b"], "stride": [2, 2], "padding": [1, 1],
+       "dilation": [1, 1], "groups": 1})"));
+  EXPECT_EQ(mapped("Conv", {attr_i("group", 2), attr_ints("dilations", {2, 1})}, {1, 2, 5, 5}, {4, 1, 3, 3})["groups"], 2);
+  json one_d = mapped("Conv", {attr_ints("pads", {2, 2})}, {1, 2, 7}, {4, 2, 3});
+  EXPECT_EQ(one_d, json::parse(R"({"name": "y", "op": "conv1d", "args": ["x", "w", "b"], "stride": [1],
+      "padding": [2], "dilation": [1], "groups": 1})"));
+}
+
+TEST(ImportConv, AsymmetricAndAutoPads) {
+  // pads [top, left, bottom, right] = [0, 1, 1, 2]: F.pad takes [left, right, top, bottom].
+  json y = mapped("Conv", {attr_ints("pads", {0, 1, 1, 2})});
+  EXPECT_EQ(y["args"][0], json::parse(R"({"op": "pad", "args": ["x"], "pad": [1, 2, 0, 1], "value": 0.0})"));
+  EXPECT_EQ(y["padding"], json::parse("[0, 0]"));
+  // SAME_UPPER with stride 2 on 5: 3 outputs, total pad 2 -> 1 and 1; kernel 2: total 1 -> 0 and 1.
+  EXPECT_EQ(mapped("Conv", {attr_s("auto_pad", "SAME_UPPER"), attr_ints("strides", {2, 2})})["padding"], json::parse("[1, 1]"));
+  json upper = mapped("Conv", {attr_s("auto_pad", "SAME_UPPER")}, {1, 2, 5, 5}, {4, 2, 2, 2});
+  EXPECT_EQ(upper["args"][0]["pad"], json::parse("[0, 1, 0, 1]"));
+  json lower = mapped("Conv", {attr_s("auto_pad", "SAME_LOWER")}, {1, 2, 5, 5}, {4, 2, 2, 2});
+  EXPECT_EQ(lower["args"][0]["pad"], json::parse("[1, 0, 1, 0]"));
+  EXPECT_EQ(mapped("Conv", {attr_s("auto_pad", "VALID")})["padding"], json::parse("[0, 0]"));
+}
+
+TEST(ImportConv, Refusals) {
+  EXPECT_NE(std::string(mapping_error("Conv", {}, {1, 2, 3, 3, 3}, {4, 2, 1, 1, 1}).what()).find("only 1-D and 2-D convolutions"),
+            std::string::npos);
+  EXPECT_NE(std::string(mapping_error("Conv", {attr_ints("kernel_shape", {2, 2})}).what()).find("differs from the weight's"),
+            std::string::npos);
+  EXPECT_NE(std::string(mapping_error("Conv", {attr_i("group", 3)}, {1, 3, 5, 5}, {4, 1, 3, 3}).what()).find("group 3"),
+            std::string::npos);
+}
+
+TEST(ImportPool, MaxPool) {
+  EXPECT_EQ(mapped("MaxPool", {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1})}),
+            json::parse(R"({"name": "y", "op": "max_pool2d", "args": ["x"], "kernel_size": [3, 3], "stride": [2, 2],
+                "padding": [1, 1], "dilation": [1, 1], "ceil_mode": false})"));
+  // ONNX's strides default to 1 (PyTorch's to the kernel): always written.
+  EXPECT_EQ(mapped("MaxPool", {attr_ints("kernel_shape", {2, 2})})["stride"], json::parse("[1, 1]"));
+  // Asymmetric pads: an explicit -inf pad.
+  json asym = mapped("MaxPool", {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {0, 0, 1, 1}), attr_ints("strides", {2, 2})});
+  EXPECT_EQ(asym["args"][0], json::parse(R"({"op": "pad", "args": ["x"], "pad": [0, 1, 0, 1], "value": "-inf"})"));
+  // ceil_mode on 5 with kernel 2, stride 2: 3 windows both ways.
+  EXPECT_EQ(mapped("MaxPool", {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2}), attr_i("ceil_mode", 1)})["ceil_mode"], true);
+  // ceil_mode where ONNX keeps a window starting in the padding and PyTorch drops it: refused.
+  GraphError e = mapping_error("MaxPool", {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2}),
+                                           attr_ints("pads", {1, 1, 1, 1}), attr_i("ceil_mode", 1)}, {1, 1, 5, 5});
+  EXPECT_NE(std::string(e.what()).find("ONNX counts 4 windows along spatial dim 0 where PyTorch's pooling counts 3"),
+            std::string::npos) << e.what();
+  OnnxModel m;
+  m.input("x", DType::Float32, {1, 1, 4, 4}).node("MaxPool", {"x"}, {"y", "idx"}, {attr_ints("kernel_shape", {2, 2})})
+      .output("y", DType::Float32).output("idx", DType::Int64);
+  EXPECT_IMPORT_ERROR(m, "the Indices output is not produced");
+  EXPECT_NE(std::string(mapping_error("MaxPool", {attr_ints("kernel_shape", {2})}, {1, 2, 5}).what()).find("only 2-D pooling"),
+            std::string::npos);
+}
+
+TEST(ImportPool, AveragePool) {
+  EXPECT_EQ(mapped("AveragePool", {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})}),
+            json::parse(R"({"name": "y", "op": "avg_pool2d", "args": ["x"], "kernel_size": [3, 3], "stride": [1, 1],
+                "padding": [1, 1], "ceil_mode": false, "count_include_pad": false})"));
+  // count_include_pad = 1 with asymmetric pads: explicit zeros, counted.
+  json asym = mapped("AveragePool", {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 0, 0, 0}),
+                                     attr_i("count_include_pad", 1)});
+  EXPECT_EQ(asym["args"][0]["pad"], json::parse("[0, 0, 1, 0]"));
+  EXPECT_EQ(asym["count_include_pad"], true);
+  GraphError e = mapping_error("AveragePool", {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 0, 0, 0})});
+  EXPECT_NE(std::string(e.what()).find("with count_include_pad = 0 have no avg_pool2d form"), std::string::npos) << e.what();
+}
+
+TEST(ImportPool, GlobalPoolsAreReductions) {
+  Tensor x = iota(DType::Float32, {1, 2, 2, 2});
+  check_op({"GlobalAveragePool", {x}, f32({1, 2, 1, 1}, {1.5f, 5.5f})});
+  check_op({"GlobalMaxPool", {x}, f32({1, 2, 1, 1}, {3, 7})});
+  check_op({"GlobalAveragePool", {iota(DType::Float32, {1, 1, 4})}, f32({1, 1, 1}, {1.5f})});
+}
+
+TEST(ImportBatchNorm, InferenceForm) {
+  OnnxModel m(15);
+  m.input("x", DType::Float32, {2, 3, 4})
+      .initializer("scale", f32({3}, {1, 2, 3})).initializer("bias", f32({3}, {0, 1, 0}))
+      .initializer("mean", f32({3}, {0.5f, 0, -1})).initializer("var", f32({3}, {1, 4, 9}))
+      .node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, {attr_f("epsilon", 1e-3f)})
+      .output("y", DType::Float32, {2, 3, 4});
+  // stax's argument order: x, running_mean, running_var, weight, bias.
+  EXPECT_EQ(node_named(document(import_model(m)), "y"), json::parse(R"({"name": "y", "op": "batch_norm",
+      "args": ["x", "mean", "var", "scale", "bias"], "eps": 0.001})"));
+  onnx::NodeProto* bn = m.proto.mutable_graph()->mutable_node(0);
+  bn->add_attribute()->CopyFrom(attr_i("training_mode", 1));
+  bn->add_output("running_mean");
+  bn->add_output("running_var");
+  EXPECT_IMPORT_ERROR(m, "training_mode = 1 is not supported");
+}
+
+}  // namespace
+}  // namespace stax::testing
