@@ -2,14 +2,14 @@
 # Installs, with apt-get, whatever is missing of what staxc needs to build and test. Quiet and
 # quick when everything is there; runs `apt-get update` only when something must be installed.
 #   scripts/setup.sh           build and test dependencies
-#   scripts/setup.sh --bench   also python3-torch, for the benchmarks
+#   scripts/setup.sh --bench   also python3-torch and OpenBLAS (its OpenMP build), for the benchmarks
 set -euo pipefail
 
 packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev)
 
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-torch) ;;
+    --bench) packages+=(python3-torch libopenblas-openmp-dev) ;;
     -h|--help)
       sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
       exit 0

@@ -10,6 +10,7 @@
 #include "body_emitter.h"
 #include "vec_body_emitter.h"
 #include "code_writer.h"
+#include "stax/codegen/isa.h"
 #include "stax/codegen/literals.h"
 #include "stax/ir/simplify.h"
 #include "stax/support/error.h"
@@ -316,7 +317,9 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 
 KernelCode matmul(const ir::Program& p, const Buffer& b, const std::string& function,
                   const std::vector<std::string>& names, std::set<std::string>& sections) {
+  // stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
   sections.insert("matmul");
+  for (const IsaRecord& r : isa_table()) sections.insert(r.section());
   const ir::Matmul& mm = b.matmul;
   KernelCode k;
   k.function = function;

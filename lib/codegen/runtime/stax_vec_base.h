@@ -47,6 +47,15 @@ template <typename T, typename I> struct TransposeBlock {
   static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
 };
 
+// The GEMM's register tile for T on I (stax_gemm_kernel.h): `mr` rows of A by `nv` vectors of B
+// (NR = nv * I::width columns), mr * nv accumulators in registers. Each isa/ file specializes it
+// with the shape measured best for its registers; this default (12 accumulators, 16 registers
+// in all) serves a set that does not. NR must divide kGemmPanel<T> (stax_gemm_pack.h).
+template <typename T, typename I> struct GemmTile {
+  static constexpr int mr = 6;
+  static constexpr int nv = 2;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC_CONFIG

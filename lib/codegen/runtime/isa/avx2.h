@@ -574,6 +574,17 @@ template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {
 template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
 
+// GEMM tiles (stax_gemm_kernel.h) in 16 ymm registers: float 6 x 16 (12 accumulators, 2 rows of
+// B, 1 broadcast), double 6 x 8 (a double Vec is 2 registers: 12 accumulators).
+template <> struct GemmTile<float, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int nv = 2;
+};
+template <> struct GemmTile<double, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int nv = 1;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_VEC_HAS_AVX2

@@ -502,6 +502,17 @@ template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t>
 template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
 
+// GEMM tiles (stax_gemm_kernel.h) in 32 zmm registers: float 14 x 32 (28 accumulators, 2 of B, 1
+// broadcast), double 12 x 16 (a double Vec is 2 registers: 24 accumulators).
+template <> struct GemmTile<float, IsaAvx512> {
+  static constexpr int mr = 14;
+  static constexpr int nv = 2;
+};
+template <> struct GemmTile<double, IsaAvx512> {
+  static constexpr int mr = 12;
+  static constexpr int nv = 1;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_VEC_HAS_AVX512

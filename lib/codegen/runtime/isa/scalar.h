@@ -165,6 +165,12 @@ STAX_VEC_SCALAR2(pow)
 #undef STAX_VEC_SCALAR1
 #undef STAX_VEC_SCALAR2
 
+// GEMM tiles (stax_gemm_kernel.h): 4 x 4 scalar accumulators.
+template <typename T> struct GemmTile<T, IsaScalar> {
+  static constexpr int mr = 4;
+  static constexpr int nv = 4;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC_SCALAR
