@@ -145,7 +145,8 @@ struct BiasRelu {
   int* wrong;
   void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float* c, int64_t ldc) const {
     using S = stax_rt::GemmShape<float, Isa>;
-    if (i0 < 0 || i1 > M || j0 < 0 || j1 > N || i1 <= i0 || j1 <= j0 || (i1 - i0) * (j1 - j0) > S::mr * S::nr) {
+    const int64_t tile = std::max<int64_t>(S::mr * S::nr, S::mr_short * S::nr_short);
+    if (i0 < 0 || i1 > M || j0 < 0 || j1 > N || i1 <= i0 || j1 <= j0 || (i1 - i0) * (j1 - j0) > tile) {
       ++*wrong;
       return;
     }

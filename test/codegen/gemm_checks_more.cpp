@@ -50,9 +50,14 @@ void check_determinism() {
   const std::vector<float> a = random_vector<float>(static_cast<std::size_t>(M * K), 800);
   const std::vector<float> b = random_vector<float>(static_cast<std::size_t>(K * N), 801);
   const std::vector<float> ref = product(a, b, M, N, K, false);
-  const stax_rt::GemmPlan plans[] = {{S::mr, 16, S::mr, S::panel, false},  {S::mr, K, 8 * S::mr, 2 * S::panel, true},
-                                     {3, 100, 30, S::panel, true},         {1, 64, 5, 3 * S::panel, false},
-                                     {S::mr, 256, 20 * S::mr, 64 * S::panel, false}};
+  const int64_t wide_mr = S::mr_short > 0 ? S::mr_short : 1;
+  const stax_rt::GemmPlan plans[] = {{S::mr, S::nr, 16, S::mr, S::panel, false},
+                                     {S::mr, S::nr, K, 8 * S::mr, 2 * S::panel, true},
+                                     {3, S::nr, 100, 30, S::panel, true},
+                                     {1, S::nr, 64, 5, 3 * S::panel, false},
+                                     {S::mr, S::nr, 256, 20 * S::mr, 64 * S::panel, false},
+                                     {wide_mr, S::nr_short, 200, 4 * wide_mr, S::panel, false},
+                                     {1, S::nr_short, 50, 7, 2 * S::panel, true}};
   for (const stax_rt::GemmPlan& plan : plans) {
     for (int t = 1; t <= 3; ++t) {
       std::vector<float> c(static_cast<std::size_t>(M * N));
@@ -232,7 +237,7 @@ void check_plans() {
     for (int64_t K : {1, 100, 250, 4096}) {
       const stax_rt::GemmPlan p = stax_rt::gemm_plan<float, Isa>(M, 512, K);
       CHECK(p.mr >= 1 && p.mr <= S::mr && p.kc >= 1 && p.mc % p.mr == 0 && p.mc >= p.mr && p.nc % S::panel == 0 &&
-                p.nc >= S::panel && (p.kc >= 64 || p.kc == K),
+                p.nc >= S::panel && (p.kc >= 64 || p.kc == K) && (p.nr == (M <= S::mr_short ? S::nr_short : S::nr)),
             "plan for M=%lld K=%lld: mr %lld kc %lld mc %lld nc %lld", static_cast<long long>(M),
             static_cast<long long>(K), static_cast<long long>(p.mr), static_cast<long long>(p.kc),
             static_cast<long long>(p.mc), static_cast<long long>(p.nc));

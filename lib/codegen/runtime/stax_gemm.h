@@ -76,19 +76,30 @@ inline const GemmCaches& gemm_caches() {
 }
 
 // ---- blocking ----
-// mr: the height A is packed with (the tile's MR, or less for a short A, split evenly);
-// kc, mc, nc: the K, M and N extents of the cache blocks; direct_b: read a row-major B in place.
+// mr, nr: the height A is packed with (the tile's MR, or less for a short A, split evenly) and
+// the width of the tiles (NR, or the short tiles' for an A of at most mr_short rows); kc, mc, nc:
+// the K, M and N extents of the cache blocks; direct_b: read a row-major B in place.
 struct GemmPlan {
-  int64_t mr, kc, mc, nc;
+  int64_t mr, nr, kc, mc, nc;
   bool direct_b;
 };
 
 template <typename T, typename I> struct GemmShape {
-  static constexpr int mr = GemmTile<T, I>::mr;
-  static constexpr int nv = GemmTile<T, I>::nv;
+  using Tile = GemmTile<T, I>;
+  static constexpr int mr = Tile::mr;
+  static constexpr int nv = Tile::nv;
   static constexpr int64_t nr = int64_t(nv) * I::width;
+  static constexpr int mr_short = Tile::mr_short < Tile::mr ? Tile::mr_short : Tile::mr;
+  static constexpr int nv_short = mr_short > 0 ? Tile::nv_short : nv;
+  static constexpr int64_t nr_short = int64_t(nv_short) * I::width;
   static constexpr int64_t panel = kGemmPanel<T>;
-  static_assert(panel % nr == 0, "a GEMM tile's width must divide the packed panel (stax_gemm_pack.h)");
+  static_assert(panel % nr == 0 && panel % nr_short == 0,
+                "a GEMM tile's width must divide the packed panel (stax_gemm_pack.h)");
+  // The micro-kernels by height (gemm_tiles) for a plan's width.
+  static const GemmTileFn<T>* tiles(int64_t width) {
+    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short>(std::make_integer_sequence<int, (mr_short > 0 ? mr_short : 1)>());
+    return gemm_tiles<T, I, nv>(std::make_integer_sequence<int, mr>());
+  }
 };
 
 // The blocks for an M x N x K product. KC: the kc x NR micro-panel of B, reused by every tile of
@@ -106,6 +117,7 @@ inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, const GemmCaches& cac
   const int64_t panels = (M + S::mr - 1) / S::mr;
   const bool short_a = panels <= 2;
   p.mr = short_a ? (M + panels - 1) / panels : S::mr;
+  p.nr = M <= S::mr_short ? S::nr_short : S::nr;
   p.kc = gemm_clamp(caches.l1 / (S::nr * bytes) / 16 * 16, 64, 1024);
   if (K < p.kc + p.kc / 4) p.kc = K;  // one block rather than a short second one
   p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
@@ -133,9 +145,9 @@ template <typename T> struct GemmB {
 // The epilogue of a GEMM: a functor called as ep(i0, i1, j0, j1, c, ldc) once for every block
 // [i0, i1) x [j0, j1) of C (rows and columns of this product) once its values are final, with c
 // pointing at element (i0, j0) and ldc its row stride. The blocks cover C exactly once; each is
-// one micro-kernel's tile (at most MR x NR, or NR x 1 when C has one column and is computed
-// transposed), still in L1 when the functor runs, on the thread that computed it (blocks of
-// different threads run concurrently). It may rewrite the block in place (bias,
+// one micro-kernel's tile (at most MR x NR, or a short tile's size, transposed when C has one
+// column and is computed as C^T), still in L1 when the functor runs, on the thread that computed
+// it (blocks of different threads run concurrently). It may rewrite the block in place (bias,
 // activation, residual add) and must not touch C outside it.
 struct GemmNoEpilogue {
   template <typename T> void operator()(int64_t, int64_t, int64_t, int64_t, T*, int64_t) const {}
@@ -168,7 +180,7 @@ template <typename T, typename I, typename E>
 inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
                        int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
   using S = GemmShape<T, I>;
-  const GemmTileFn<T>* tiles = gemm_tiles<T, I, S::nv>(std::make_integer_sequence<int, S::mr>());
+  const GemmTileFn<T>* tiles = S::tiles(plan.nr);
   const int64_t P = S::panel;
   const bool direct = B.packed == nullptr && plan.direct_b && B.m.cs == 1;
   for (int64_t jc = n0; jc < n1; jc += plan.nc) {
@@ -181,8 +193,8 @@ inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B,
       for (int64_t ic = m0; ic < m1; ic += plan.mc) {
         const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
         gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
-        for (int64_t jr = 0; jr < nb; jr += S::nr) {
-          const int n = static_cast<int>(S::nr < nb - jr ? S::nr : nb - jr);
+        for (int64_t jr = 0; jr < nb; jr += plan.nr) {
+          const int n = static_cast<int>(plan.nr < nb - jr ? plan.nr : nb - jr);
           const int64_t j = jc + jr;
           const T* bp;
           int64_t bks = P;
@@ -190,7 +202,7 @@ inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B,
             bp = B.packed + (j / P) * P * K + pc * P + j % P;
           } else if (!direct) {
             bp = bbuf + (jr / P) * P * kb + jr % P;
-          } else if (n == S::nr) {
+          } else if (n == plan.nr) {
             bp = B.m.p + pc * B.m.rs + j;
             bks = B.m.rs;
           } else {  // the last, partial strip of a B read in place: packed, so no read passes N
@@ -210,6 +222,10 @@ inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B,
 }
 
 // ---- threads ----
+inline int64_t gemm_tile_count(const GemmPlan& plan, int64_t M, int64_t N) {
+  return ((M + plan.mr - 1) / plan.mr) * ((N + plan.nr - 1) / plan.nr);
+}
+
 // Rows and columns of threads: tm * tn = threads, chosen to minimize the largest thread's tiles
 // (mt x nt tiles in all) plus what it packs (its columns of B, and its rows of A once per NC).
 struct GemmGrid {
@@ -248,7 +264,7 @@ template <typename T, typename I, typename E>
 inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, const E& ep) {
   using S = GemmShape<T, I>;
-  const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + S::nr - 1) / S::nr;
+  const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + S::panel) * plan.kc);
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -261,7 +277,7 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
     const GemmGrid g = gemm_grid(mt, nt, nthreads);
     const int r = t / g.tn, q = t % g.tn;
     const int64_t m0 = mt * r / g.tm * plan.mr, m1 = mt * (r + 1) / g.tm * plan.mr;
-    const int64_t n0 = nt * q / g.tn * S::nr, n1 = nt * (q + 1) / g.tn * S::nr;
+    const int64_t n0 = nt * q / g.tn * plan.nr, n1 = nt * (q + 1) / g.tn * plan.nr;
     T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
     T* bbuf = static_cast<T*>(gemm_buffer(1).get(bbytes));
     if (m0 < m1 && n0 < n1) {
@@ -303,11 +319,11 @@ inline void gemm(const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_r
   if (N == 1 && M > 1 && ldc == 1) {  // a matrix-vector product: C^T = B^T A^T has one row and M columns
     const GemmPlan plan = gemm_plan<T, I>(1, M, K);
     const GemmB<T> bt{{a, a_cs, a_rs}, nullptr};
-    return gemm_run<T, I>(plan, gemm_threads(1, M, K, M / GemmShape<T, I>::nr + 1), GemmMatrix<T>{b, b_cs, b_rs},
+    return gemm_run<T, I>(plan, gemm_threads(1, M, K, gemm_tile_count(plan, 1, M)), GemmMatrix<T>{b, b_cs, b_rs},
                           bt, c, M, 1, M, K, GemmTransposedEpilogue<E>{ep});
   }
   const GemmPlan plan = gemm_plan<T, I>(M, N, K);
-  const int64_t tiles = ((M + plan.mr - 1) / plan.mr) * ((N + GemmShape<T, I>::nr - 1) / GemmShape<T, I>::nr);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
   gemm_run<T, I>(plan, gemm_threads(M, N, K, tiles), GemmMatrix<T>{a, a_rs, a_cs}, GemmB<T>{{b, b_rs, b_cs}, nullptr},
                  c, ldc, M, N, K, ep);
 }
@@ -320,7 +336,7 @@ inline void gemm_prepacked(const T* a, int64_t a_rs, int64_t a_cs, const T* pack
   if (M <= 0 || N <= 0) return;
   if (K <= 0) return gemm_zero(c, ldc, M, N, ep);
   const GemmPlan plan = gemm_plan<T, I>(M, N, K);
-  const int64_t tiles = ((M + plan.mr - 1) / plan.mr) * ((N + GemmShape<T, I>::nr - 1) / GemmShape<T, I>::nr);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
   gemm_run<T, I>(plan, gemm_threads(M, N, K, tiles), GemmMatrix<T>{a, a_rs, a_cs},
                  GemmB<T>{{nullptr, 0, 0}, packed_b}, c, ldc, M, N, K, ep);
 }
@@ -349,7 +365,7 @@ inline void gemm_batched(int rank, const int64_t* shape, const T* a, const int64
   for (int d = 0; d < rank; ++d) batches *= shape[d];
   if (batches <= 0 || M <= 0 || N <= 0) return;
   const GemmPlan plan = gemm_plan<T, I>(M, N, K);
-  const int64_t tiles = ((M + plan.mr - 1) / plan.mr) * ((N + GemmShape<T, I>::nr - 1) / GemmShape<T, I>::nr);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
   // Threads within one product, and over the batches (one batch per thread at a time): across
   // the batches when that uses more threads, or when each product is small (~4M multiply-adds:
   // a parallel region per product would cost more than the imbalance of whole batches).
