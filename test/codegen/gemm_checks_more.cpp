@@ -57,7 +57,8 @@ void check_determinism() {
                                      {1, S::nr, 64, 5, 3 * S::panel, false},
                                      {S::mr, S::nr, 256, 20 * S::mr, 64 * S::panel, false},
                                      {wide_mr, S::nr_short, 200, 4 * wide_mr, S::panel, false},
-                                     {1, S::nr_short, 50, 7, 2 * S::panel, true}};
+                                     {1, S::nr_short, 50, 7, 2 * S::panel, true},
+                                     {S::mr, S::nr, 64, S::mr, S::panel, false}};  // the no-memory fallback
   for (const stax_rt::GemmPlan& plan : plans) {
     for (int t = 1; t <= 3; ++t) {
       std::vector<float> c(static_cast<std::size_t>(M * N));

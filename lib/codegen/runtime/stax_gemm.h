@@ -97,7 +97,8 @@ template <typename T, typename I> struct GemmShape {
                 "a GEMM tile's width must divide the packed panel (stax_gemm_pack.h)");
   // The micro-kernels by height (gemm_tiles) for a plan's width.
   static const GemmTileFn<T>* tiles(int64_t width) {
-    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short>(std::make_integer_sequence<int, (mr_short > 0 ? mr_short : 1)>());
+    constexpr int short_rows = mr_short > 0 ? mr_short : 1;
+    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short>(std::make_integer_sequence<int, short_rows>());
     return gemm_tiles<T, I, nv>(std::make_integer_sequence<int, mr>());
   }
 };
@@ -121,8 +122,8 @@ inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, const GemmCaches& cac
   p.kc = gemm_clamp(caches.l1 / (S::nr * bytes) / 16 * 16, 64, 1024);
   if (K < p.kc + p.kc / 4) p.kc = K;  // one block rather than a short second one
   p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
-  const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20;
-  p.nc = gemm_clamp((short_a ? caches.l2 / 2 : l3 / 4) / (p.kc * bytes) / S::panel * S::panel, S::panel, 64 * S::panel);
+  const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20, b_block = short_a ? caches.l2 / 2 : l3 / 4;
+  p.nc = gemm_clamp(b_block / (p.kc * bytes) / S::panel * S::panel, S::panel, 64 * S::panel);
   p.direct_b = false;
   (void)N;
   return p;
