@@ -230,6 +230,16 @@ void run_blas(const Shape& s, Buffers& buf) {
                 buf.c_blas.data() + x * s.M * s.N, static_cast<int>(s.N));
 }
 
+// The 1-minute load average (other processes competing for the cores), or -1.
+double load_average() {
+  double load = -1;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -290,8 +300,9 @@ int main(int argc, char** argv) {
               static_cast<long long>(caches.l3 >> 10), static_cast<long long>(plan.kc),
               static_cast<long long>(plan.mc), static_cast<long long>(plan.nc));
   std::printf("clock %.2f GHz (dependent adds, thread CPU time; %.2f GHz by the wall clock%s); %.2f FMA/cycle of %d "
-              "float lanes (measured) -> peak %.1f GFLOP/s per core\n",
-              ghz, clock.wall_ghz, clock.wall_ghz < 0.9 * ghz ? ": THE MACHINE IS BUSY" : "", fma, lanes, peak_1t);
+              "float lanes (measured) -> peak %.1f GFLOP/s per core; load average %.2f on %d CPUs\n",
+              ghz, clock.wall_ghz, clock.wall_ghz < 0.9 * ghz ? ": THE MACHINE IS BUSY" : "", fma, lanes, peak_1t,
+              load_average(), omp_get_num_procs());
   std::printf("%-32s %3s | %9s %8s %6s | %9s %8s %6s | %8s%s\n", "shape (float32)", "thr", "staxc ms", "GFLOP/s",
               "%peak", "OpenBLAS", "GFLOP/s", "%peak", "ratio", o.check ? " | max diff" : "");
   for (int threads : o.threads) {
@@ -310,5 +321,6 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  std::printf("load average at the end %.2f\n", load_average());
   return 0;
 }
