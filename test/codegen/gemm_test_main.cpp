@@ -26,13 +26,14 @@ void check_plans();
 namespace {
 
 bool cpu_has_the_set() {
-  __builtin_cpu_init();
 #if defined(STAX_GEMM_TEST_AVX512)
+  __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #elif defined(STAX_GEMM_TEST_AVX2)
+  __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
-  return true;
+  return true;  // the scalar set, and a set every CPU of its architecture has
 #endif
 }
 
