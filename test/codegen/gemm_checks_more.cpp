@@ -247,7 +247,7 @@ void check_plans() {
   // Other caches give other blocks, and the same bits (check_determinism runs such plans).
   stax_rt::GemmCaches small;
   small.l1 = 16 << 10, small.l2 = 128 << 10, small.l3 = 1 << 20;
-  const stax_rt::GemmPlan p = stax_rt::gemm_plan<float, Isa>(1000, 1000, 1000, small);
+  const stax_rt::GemmPlan p = stax_rt::gemm_plan<float, Isa>(1000, 1000, 1000, false, small);
   CHECK(p.kc >= 64 && p.mc >= p.mr && p.nc >= S::panel, "plan for small caches");
 }
 

@@ -103,19 +103,23 @@ template <typename T, typename I> struct GemmShape {
   }
 };
 
-// The blocks for an M x N x K product. KC: the kc x NR micro-panel of B, reused by every tile of
-// an MC block, as large as L1 (more of it streams from L2 at no cost on current cores, and a
-// longer KC reloads C less often); MC: the mc x kc block of A as large as L2; NC: the kc x nc
-// block of B in a share of L3 or, when A is short (at most two tiles high, so B is read once),
-// in half of L2, so that the packed block is still there when the tiles read it. When one tile
-// covers every row of A, a row-major B is read in place (each element once: packing would only
-// add a copy); with two tiles the second would read B again, from memory when B's row stride is
-// a multiple of 4 KiB (its rows then share a few cache sets), so B is packed. Measured on Zen 5
-// (48 KiB L1, 1 MiB L2): KC 384 / MC 680 for float on AVX-512 against 192 / 512 and 512 / 512
-// within the noise; prefetching the next tile of C, as BLIS does, lost 5 to 10%; one row
-// against 4096 x 4096 floats, 8.3 ms in place against 10.7 ms packed.
+// The blocks for an M x N x K product (`b_columns`: B's columns are contiguous, B transposed).
+// KC: the kc x NR micro-panel of B, reused by every tile of an MC block, as large as L1 (more of
+// it streams from L2 at no cost on current cores, and a longer KC reloads C less often); MC: the
+// mc x kc block of A as large as L2; NC: the kc x nc block of B in a share of L3 or, when A is
+// short (at most two tiles high, so B is read once) and B transposed, in half of L2, so that the
+// panels transposed into it are still there when the tiles read them (a row-major B packs best
+// by whole rows, one stream each). When one tile covers every row of A, a row-major B is read in
+// place (each element once: packing would only add a copy); with two tiles the second would read
+// B again, from memory when B's row stride is a multiple of 4 KiB (its rows then share a few
+// cache sets), so B is packed. Measured on Zen 5 (48 KiB L1, 1 MiB L2), one thread: KC 384 /
+// MC 680 for float on AVX-512 against 192 / 512 and 512 / 512 within the noise; prefetching the
+// next tile of C, as BLIS does, lost 5 to 10%; one row against a 4096 x 4096 B, 8.3 ms in place
+// against 10.7 ms packed; sixteen rows, 21 against 17 flops a cycle with NC 4096 rather than 320
+// for a row-major B, 21 against 17 with NC 320 rather than 4096 for a transposed one.
 template <typename T, typename I>
-inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, const GemmCaches& caches = gemm_caches()) {
+inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, bool b_columns = false,
+                          const GemmCaches& caches = gemm_caches()) {
   using S = GemmShape<T, I>;
   const int64_t bytes = sizeof(T);
   GemmPlan p;
@@ -126,7 +130,8 @@ inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, const GemmCaches& cac
   p.kc = gemm_clamp(caches.l1 / (S::nr * bytes) / 16 * 16, 64, 1024);
   if (K < p.kc + p.kc / 4) p.kc = K;  // one block rather than a short second one
   p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
-  const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20, b_block = short_a ? caches.l2 / 2 : l3 / 4;
+  const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20;
+  const int64_t b_block = short_a && b_columns ? caches.l2 / 2 : l3 / 4;
   p.nc = gemm_clamp(b_block / (p.kc * bytes) / S::panel * S::panel, S::panel, 64 * S::panel);
   p.direct_b = panels == 1;
   (void)N;
@@ -322,12 +327,12 @@ inline void gemm(const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_r
   if (M <= 0 || N <= 0) return;
   if (K <= 0) return gemm_zero(c, ldc, M, N, ep);
   if (N == 1 && M > 1 && ldc == 1) {  // a matrix-vector product: C^T = B^T A^T has one row and M columns
-    const GemmPlan plan = gemm_plan<T, I>(1, M, K);
+    const GemmPlan plan = gemm_plan<T, I>(1, M, K, a_cs == 1);
     const GemmB<T> bt{{a, a_cs, a_rs}, nullptr};
     return gemm_run<T, I>(plan, gemm_threads(1, M, K, gemm_tile_count(plan, 1, M)), GemmMatrix<T>{b, b_cs, b_rs},
                           bt, c, M, 1, M, K, GemmTransposedEpilogue<E>{ep});
   }
-  const GemmPlan plan = gemm_plan<T, I>(M, N, K);
+  const GemmPlan plan = gemm_plan<T, I>(M, N, K, b_rs == 1 && b_cs != 1);
   const int64_t tiles = gemm_tile_count(plan, M, N);
   gemm_run<T, I>(plan, gemm_threads(M, N, K, tiles), GemmMatrix<T>{a, a_rs, a_cs}, GemmB<T>{{b, b_rs, b_cs}, nullptr},
                  c, ldc, M, N, K, ep);
@@ -369,7 +374,7 @@ inline void gemm_batched(int rank, const int64_t* shape, const T* a, const int64
   int64_t batches = 1;
   for (int d = 0; d < rank; ++d) batches *= shape[d];
   if (batches <= 0 || M <= 0 || N <= 0) return;
-  const GemmPlan plan = gemm_plan<T, I>(M, N, K);
+  const GemmPlan plan = gemm_plan<T, I>(M, N, K, b_rs == 1 && b_cs != 1);
   const int64_t tiles = gemm_tile_count(plan, M, N);
   // Threads within one product, and over the batches (one batch per thread at a time): across
   // the batches when that uses more threads, or when each product is small (~4M multiply-adds:

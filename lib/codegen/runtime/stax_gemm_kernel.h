@@ -96,18 +96,22 @@ template <typename T> inline void gemm_zero_columns(T* dst, int64_t rows, int64_
 }
 
 // gemm_pack_b of a K x N block of B, element (k, j) at b[k * rs + j * cs].
+// Rows of B contiguous: each row read once from start to end (one stream the prefetchers follow)
+// and dealt out to the panels. Columns contiguous: a tile transpose per panel.
 template <typename T, typename I>
 inline void gemm_pack_b_fast(const T* b, int64_t rs, int64_t cs, int64_t K, int64_t N, int64_t P, T* out) {
   if (cs != 1 && rs != 1) return gemm_pack_b(b, rs, cs, K, N, P, out);
+  if (cs == 1) {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j0 = 0; j0 < N; j0 += P)
+        gemm_copy_row<T, I>(b + k * rs + j0, N - j0 < P ? N - j0 : P, out + j0 * K + k * P, P);
+    return;
+  }
   for (int64_t j0 = 0; j0 < N; j0 += P) {
     const int64_t w = N - j0 < P ? N - j0 : P;
     T* panel = out + j0 * K;
-    if (cs == 1) {
-      for (int64_t k = 0; k < K; ++k) gemm_copy_row<T, I>(b + k * rs + j0, w, panel + k * P, P);
-    } else {  // columns of B contiguous: a transpose of w rows of K
-      transpose_tile<I>(b + j0 * cs, cs, w, K, panel, P);
-      gemm_zero_columns(panel, K, P, w);
-    }
+    transpose_tile<I>(b + j0 * cs, cs, w, K, panel, P);
+    gemm_zero_columns(panel, K, P, w);
   }
 }
 
