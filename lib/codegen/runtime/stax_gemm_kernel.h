@@ -115,6 +115,20 @@ inline void gemm_pack_b_fast(const T* b, int64_t rs, int64_t cs, int64_t K, int6
   }
 }
 
+// One panel of h (<= mr) contiguous rows of A, transposed: whole blocks of the instruction set's
+// tile transpose, then the rows left over (all of them when mr is not a multiple of the block,
+// as AVX2's 6) column by column, so that each column's stores are contiguous.
+template <typename T, typename I>
+inline void gemm_pack_a_rows(const T* a, int64_t rs, int64_t h, int64_t K, int64_t mr, T* panel) {
+  const int64_t whole = h / TransposeBlock<T, I>::size * TransposeBlock<T, I>::size;
+  if (whole > 0) transpose_tile<I>(a, rs, whole, K, panel, mr);
+  if (whole < h) {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = whole; i < h; ++i) panel[k * mr + i] = a[i * rs + k];
+  }
+  gemm_zero_columns(panel, K, mr, h);
+}
+
 // gemm_pack_a of an M x K block of A, element (i, k) at a[i * rs + k * cs].
 template <typename T, typename I>
 inline void gemm_pack_a_fast(const T* a, int64_t rs, int64_t cs, int64_t M, int64_t K, int64_t mr, T* out) {
@@ -124,9 +138,8 @@ inline void gemm_pack_a_fast(const T* a, int64_t rs, int64_t cs, int64_t M, int6
     T* panel = out + i0 * K;
     if (rs == 1) {
       for (int64_t k = 0; k < K; ++k) gemm_copy_row<T, I>(a + i0 + k * cs, h, panel + k * mr, mr);
-    } else {  // rows of A contiguous: a transpose of h rows of K
-      transpose_tile<I>(a + i0 * rs, rs, h, K, panel, mr);
-      gemm_zero_columns(panel, K, mr, h);
+    } else {
+      gemm_pack_a_rows<T, I>(a + i0 * rs, rs, h, K, mr, panel);
     }
   }
 }
