@@ -3,8 +3,10 @@
 # machine (-march=native, so the widest instruction set it has; and pinned to AVX2 when it has
 # AVX-512 too), then runs it on 1 and BENCH_THREADS threads, once with libgomp's default
 # OMP_WAIT_POLICY and once with OMP_WAIT_POLICY=passive. OpenBLAS is its OpenMP build, which
-# `scripts/setup.sh --bench` installs; its kernels are the ones it picks for this CPU, and
-# BENCH_OPENBLAS_CORETYPE (e.g. SkylakeX) makes it take another (OPENBLAS_CORETYPE).
+# `scripts/setup.sh --bench` installs. Against the native build it runs the kernels it picks for
+# this CPU, or those of BENCH_OPENBLAS_CORETYPE (its OPENBLAS_CORETYPE: SkylakeX for AVX-512,
+# which a release older than the CPU may not pick by itself); against the AVX2 build, its
+# Haswell kernels (AVX2 and FMA too).
 #
 #   scripts/bench_gemm.sh [gemm_bench options...]   (e.g. --only M=16 --seconds 1)
 #   env: BENCH_THREADS (default 2), CXX (default g++)
@@ -35,14 +37,14 @@ if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
 fi
 
 for v in "${variants[@]}"; do
+  core="${BENCH_OPENBLAS_CORETYPE:-}"
+  [ "$v" = gemm_bench_avx2 ] && core=Haswell
   for policy in default passive; do
     echo
     if [ "$policy" = default ]; then
-      env -u OMP_WAIT_POLICY ${BENCH_OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE} \
-        "$work/$v" --threads "1,$threads" "$@"
+      env -u OMP_WAIT_POLICY ${core:+OPENBLAS_CORETYPE=$core} "$work/$v" --threads "1,$threads" "$@"
     else
-      env OMP_WAIT_POLICY=passive ${BENCH_OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE} \
-        "$work/$v" --threads "1,$threads" "$@"
+      env OMP_WAIT_POLICY=passive ${core:+OPENBLAS_CORETYPE=$core} "$work/$v" --threads "1,$threads" "$@"
     fi
   done
 done
