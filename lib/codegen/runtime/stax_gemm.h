@@ -254,10 +254,11 @@ inline GemmGrid gemm_grid(int64_t mt, int64_t nt, int threads) {
   return best;
 }
 
-// Threads worth using: each gets at least ~2^20 multiply-adds and one tile.
+// Threads worth using: each gets at least 2^21 multiply-adds (10 us of one AVX-512 core, about
+// what waking a sleeping thread costs under OMP_WAIT_POLICY=passive) and one tile.
 inline int gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles) {
 #ifdef _OPENMP
-  const int64_t by_work = M * N * K >> 20;
+  const int64_t by_work = M * N * K >> 21;
   int64_t p = omp_get_max_threads();
   if (p > by_work) p = by_work;
   if (p > tiles) p = tiles;
