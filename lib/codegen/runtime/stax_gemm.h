@@ -185,48 +185,95 @@ inline GemmBuffer& gemm_buffer(int which) {
   return buffers[which];
 }
 
-// ---- one thread's block of C: rows [m0, m1), columns [n0, n1) ----
+// ---- the tiles of one KC block ----
+// Columns [j0, ...) of a KC block of B as the tiles read them: panels of P columns at
+// `panel_stride` from each other with rows `ks` apart, or (in_place) a row-major B itself.
+template <typename T> struct GemmBBlock {
+  const T* base;
+  int64_t j0, panel_stride, ks;
+  bool in_place;
+  const T* at(int64_t j, int64_t P) const {
+    const int64_t d = j - j0;
+    return in_place ? base + d : base + d / P * panel_stride + d % P;
+  }
+};
+
+// Rows [m0, m1) x columns [j0, j0 + nb) of C over the KC block (pc, kb) of B: A packed by MC
+// blocks into abuf, then every tile, B strip by strip (a strip stays in L1 while the tiles of an
+// MC block pass over it). `last`: the block is K's last, the tiles are final, the epilogue runs.
+// `tail` takes the last, partial strip of a B read in place, so that no read passes column N.
+template <typename T, typename I, typename E>
+inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>& bb, int64_t pc, int64_t kb,
+                      bool last, T* c, int64_t ldc, int64_t m0, int64_t m1, int64_t j0, int64_t nb, const E& ep,
+                      T* abuf, T* tail) {
+  using S = GemmShape<T, I>;
+  const GemmTileFn<T>* tiles = S::tiles(plan.nr);
+  for (int64_t ic = m0; ic < m1; ic += plan.mc) {
+    const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
+    gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
+    for (int64_t jr = 0; jr < nb; jr += plan.nr) {
+      const int n = static_cast<int>(plan.nr < nb - jr ? plan.nr : nb - jr);
+      const int64_t j = j0 + jr;
+      const T* bp = bb.at(j, S::panel);
+      int64_t bks = bb.ks;
+      if (bb.in_place && n < plan.nr) {
+        if (ic == m0) gemm_pack_b_fast<T, I>(bp, bb.ks, 1, kb, n, S::panel, tail);
+        bp = tail, bks = S::panel;
+      }
+      for (int64_t ir = 0; ir < mb; ir += plan.mr) {
+        const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
+        T* ct = c + (ic + ir) * ldc + j;
+        tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, ct, ldc, n, pc > 0);
+        if (last) ep(ic + ir, ic + ir + m, j, j + n, ct, ldc);
+      }
+    }
+  }
+}
+
+// ---- one thread's block of C: rows [m0, m1), columns [n0, n1), packing its own B ----
 template <typename T, typename I, typename E>
 inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
                        int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
-  using S = GemmShape<T, I>;
-  const GemmTileFn<T>* tiles = S::tiles(plan.nr);
-  const int64_t P = S::panel;
-  const bool direct = B.packed == nullptr && plan.direct_b && B.m.cs == 1;
+  const int64_t P = GemmShape<T, I>::panel;
+  const bool in_place = B.packed == nullptr && plan.direct_b && B.m.cs == 1;
   for (int64_t jc = n0; jc < n1; jc += plan.nc) {
     const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
       const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
-      const bool last = pc + kb == K;
-      if (B.packed == nullptr && !direct)
+      GemmBBlock<T> bb{bbuf, jc, P * kb, P, false};
+      if (B.packed != nullptr) {
+        bb = {B.packed + pc * P, 0, P * K, P, false};  // whole-matrix panels: absolute columns
+      } else if (in_place) {
+        bb = {B.m.p + pc * B.m.rs, 0, 0, B.m.rs, true};
+      } else {
         gemm_pack_b_fast<T, I>(B.m.p + pc * B.m.rs + jc * B.m.cs, B.m.rs, B.m.cs, kb, nb, P, bbuf);
-      for (int64_t ic = m0; ic < m1; ic += plan.mc) {
-        const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
-        gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
-        for (int64_t jr = 0; jr < nb; jr += plan.nr) {
-          const int n = static_cast<int>(plan.nr < nb - jr ? plan.nr : nb - jr);
-          const int64_t j = jc + jr;
-          const T* bp;
-          int64_t bks = P;
-          if (B.packed != nullptr) {
-            bp = B.packed + (j / P) * P * K + pc * P + j % P;
-          } else if (!direct) {
-            bp = bbuf + (jr / P) * P * kb + jr % P;
-          } else if (n == plan.nr) {
-            bp = B.m.p + pc * B.m.rs + j;
-            bks = B.m.rs;
-          } else {  // the last, partial strip of a B read in place: packed, so no read passes N
-            if (ic == m0) gemm_pack_b_fast<T, I>(B.m.p + pc * B.m.rs + j, B.m.rs, 1, kb, n, P, bbuf);
-            bp = bbuf;
-          }
-          for (int64_t ir = 0; ir < mb; ir += plan.mr) {
-            const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
-            T* ct = c + (ic + ir) * ldc + j;
-            tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, ct, ldc, n, pc > 0);
-            if (last) ep(ic + ir, ic + ir + m, j, j + n, ct, ldc);
-          }
-        }
       }
+      gemm_rows<T, I>(plan, A, bb, pc, kb, pc + kb == K, c, ldc, m0, m1, jc, nb, ep, abuf, bbuf);
+    }
+  }
+}
+
+// ---- the same for `team` threads that share the columns [0, N) and split the rows: thread t
+// packs panels t, t + team, ... of each KC x NC block of B into the shared `bshared`, all wait,
+// each computes its rows, all wait again before the next block is packed. B is then packed once
+// in all rather than once per thread. Every thread runs every block (and so every barrier).
+template <typename T, typename I, typename E>
+inline void gemm_block_shared(const GemmPlan& plan, GemmMatrix<T> A, const GemmMatrix<T>& B, T* c, int64_t ldc,
+                              int64_t N, int64_t K, int64_t m0, int64_t m1, const E& ep, T* abuf, T* bshared,
+                              int t, int team) {
+  const int64_t P = GemmShape<T, I>::panel;
+  for (int64_t jc = 0; jc < N; jc += plan.nc) {
+    const int64_t nb = plan.nc < N - jc ? plan.nc : N - jc;
+    for (int64_t pc = 0; pc < K; pc += plan.kc) {
+      const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+      for (int64_t q = t; q * P < nb; q += team) {
+        const int64_t w = nb - q * P < P ? nb - q * P : P;
+        gemm_pack_b_fast<T, I>(B.p + pc * B.rs + (jc + q * P) * B.cs, B.rs, B.cs, kb, w, P, bshared + q * P * kb);
+      }
+#pragma omp barrier
+      const GemmBBlock<T> bb{bshared, jc, P * kb, P, false};
+      gemm_rows<T, I>(plan, A, bb, pc, kb, pc + kb == K, c, ldc, m0, m1, jc, nb, ep, abuf, nullptr);
+#pragma omp barrier
     }
   }
 }
@@ -269,8 +316,24 @@ inline int gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles) {
 #endif
 }
 
+// One thread's block with buffers of its own (or, when they cannot be allocated, small blocks
+// packed on the stack: the same results).
+template <typename T, typename I, typename E>
+inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
+                             int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
+  using S = GemmShape<T, I>;
+  if (m0 >= m1 || n0 >= n1) return;
+  if (abuf != nullptr && bbuf != nullptr) return gemm_block<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf, bbuf);
+  alignas(64) T a_small[S::mr * 64];
+  alignas(64) T b_small[S::panel * 64];
+  GemmPlan small = plan;
+  small.kc = 64, small.mc = plan.mr, small.nc = S::panel;
+  gemm_block<T, I>(small, A, B, c, ldc, K, m0, m1, n0, n1, ep, a_small, b_small);
+}
+
 // C = A * B with an explicit plan and thread count (the entries below pick them). C is M x N with
-// row stride ldc and unit column stride.
+// row stride ldc and unit column stride. Threads split C by gemm_grid; when they split only the
+// rows and B is packed at run time, they share its packing (gemm_block_shared).
 template <typename T, typename I, typename E>
 inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, const E& ep) {
@@ -278,6 +341,9 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
   const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + S::panel) * plan.kc);
+  const bool packs_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1);
+  T* shared_b = nullptr;
+  bool short_of_memory = false;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     int t = 0, nthreads = 1;
@@ -287,20 +353,25 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
 #endif
     const GemmGrid g = gemm_grid(mt, nt, nthreads);
     const int r = t / g.tn, q = t % g.tn;
-    const int64_t m0 = mt * r / g.tm * plan.mr, m1 = mt * (r + 1) / g.tm * plan.mr;
-    const int64_t n0 = nt * q / g.tn * plan.nr, n1 = nt * (q + 1) / g.tn * plan.nr;
+    const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
+    const int64_t n0 = nt * q / g.tn * plan.nr, n_end = nt * (q + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
     T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
-    T* bbuf = static_cast<T*>(gemm_buffer(1).get(bbytes));
-    if (m0 < m1 && n0 < n1) {
-      if (abuf != nullptr && bbuf != nullptr) {
-        gemm_block<T, I>(plan, A, B, c, ldc, K, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, ep, abuf, bbuf);
-      } else {  // no memory for the buffers: small blocks packed on the stack (same results)
-        alignas(64) T a_small[S::mr * 64];
-        alignas(64) T b_small[S::panel * 64];
-        GemmPlan small = plan;
-        small.kc = 64, small.mc = plan.mr, small.nc = S::panel;
-        gemm_block<T, I>(small, A, B, c, ldc, K, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, ep, a_small, b_small);
+    if (packs_b && nthreads > 1 && g.tn == 1) {  // the same decision in every thread
+      if (t == 0) shared_b = static_cast<T*>(gemm_buffer(1).get(bbytes));
+      if (abuf == nullptr) {
+#pragma omp atomic write
+        short_of_memory = true;
       }
+#pragma omp barrier
+      if (shared_b != nullptr && !short_of_memory) {
+        gemm_block_shared<T, I>(plan, A, B.m, c, ldc, N, K, m0, m1, ep, abuf, shared_b, t, nthreads);
+      } else {
+        gemm_block_alone<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf,
+                               static_cast<T*>(gemm_buffer(1).get(bbytes)));
+      }
+    } else {
+      gemm_block_alone<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf,
+                             static_cast<T*>(gemm_buffer(1).get(bbytes)));
     }
   }
 }
