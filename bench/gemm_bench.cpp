@@ -197,7 +197,7 @@ Buffers make_buffers(const Shape& s) {
   for (float& x : buf.a) x = next();
   for (float& x : buf.b) x = next();
   if (s.kind == Kind::Prepacked) {
-    const int64_t P = stax_rt::kGemmPanel<float>;
+    const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
     buf.packed.resize(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(s.K, s.N, P)));
     stax_rt::gemm_pack_b(buf.b.data(), s.N, int64_t(1), s.K, s.N, P, buf.packed.data());
   }

@@ -117,7 +117,7 @@ void check_prepacked() {
   };
   const Case cases[] = {{1, 1, 1}, {1, 4096, 300}, {16, 1000, 257}, {100, 65, 1000}, {257, 300, 100}, {3, 7, 2}};
   uint64_t seed = 400;
-  const int64_t P = stax_rt::kGemmPanel<float>;
+  const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
   for (const Case& s : cases) {
     const int64_t M = s.M, N = s.N, K = s.K;
     const std::vector<float> a = random_vector<float>(static_cast<std::size_t>(M * K), seed++);
@@ -171,7 +171,7 @@ void epilogue_case(int64_t M, int64_t N, int64_t K, bool prepacked, uint64_t see
   int wrong = 0;
   const BiasRelu ep{{a.data(), K, 1}, {b.data(), N, 1}, K, M, N, bias.data(), hits.data(), &wrong};
   if (prepacked) {
-    const int64_t P = stax_rt::kGemmPanel<float>;
+    const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
     std::vector<float> packed(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(K, N, P)));
     stax_rt::gemm_pack_b(b.data(), N, int64_t(1), K, N, P, packed.data());
     stax_rt::gemm_prepacked<float, Isa>(a.data(), K, 1, packed.data(), c.data(), N, M, N, K, ep);

@@ -109,7 +109,7 @@ void check_float64() {
     std::vector<double> d(static_cast<std::size_t>(M * N));
     stax_rt::matmul(a.data(), K, int64_t(1), b.data(), int64_t(1), K, d.data(), M, N, K);
     CHECK(std::memcmp(c.data(), d.data(), c.size() * sizeof(double)) == 0, "float64 matmul differs from gemm");
-    const int64_t P = stax_rt::kGemmPanel<double>;
+    const int64_t P = stax_rt::gemm_panel_width<double>(Isa::width);
     std::vector<double> packed(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(K, N, P)));
     stax_rt::gemm_pack_b(b.data(), int64_t(1), K, K, N, P, packed.data());
     stax_rt::gemm_prepacked<double, Isa>(a.data(), K, 1, packed.data(), d.data(), N, M, N, K);
@@ -188,16 +188,18 @@ template <typename T> void packing_case(int64_t rows, int64_t cols, uint64_t see
     int64_t rs, cs;
   };
   const Strides layouts[] = {{cols, 1}, {1, rows}, {2 * cols + 1, 2}, {1, rows + 3}, {cols + 2, 1}};
-  const int64_t P = stax_rt::kGemmPanel<T>;
+  using S = stax_rt::GemmShape<T, Isa>;
   for (const Strides& l : layouts) {
-    const std::size_t nb = static_cast<std::size_t>(stax_rt::gemm_packed_b_size(rows, cols, P));
-    std::vector<T> ref(nb, T(7)), fast(nb, T(9));
-    stax_rt::gemm_pack_b(src.data(), l.rs, l.cs, rows, cols, P, ref.data());
-    stax_rt::gemm_pack_b_fast<T, Isa>(src.data(), l.rs, l.cs, rows, cols, P, fast.data());
-    CHECK(std::memcmp(ref.data(), fast.data(), nb * sizeof(T)) == 0, "pack B %lldx%lld strides %lld,%lld",
-          static_cast<long long>(rows), static_cast<long long>(cols), static_cast<long long>(l.rs),
-          static_cast<long long>(l.cs));
-    for (int64_t mr : {int64_t(1), int64_t(3), int64_t(stax_rt::GemmShape<T, Isa>::mr)}) {
+    for (const int64_t P : {S::panel, S::nr_short, int64_t(64)}) {  // the widths the GEMM packs with, and another
+      const std::size_t nb = static_cast<std::size_t>(stax_rt::gemm_packed_b_size(rows, cols, P));
+      std::vector<T> ref(nb, T(7)), fast(nb, T(9));
+      stax_rt::gemm_pack_b(src.data(), l.rs, l.cs, rows, cols, P, ref.data());
+      stax_rt::gemm_pack_b_fast<T, Isa>(src.data(), l.rs, l.cs, rows, cols, P, fast.data());
+      CHECK(std::memcmp(ref.data(), fast.data(), nb * sizeof(T)) == 0, "pack B %lldx%lld P %lld strides %lld,%lld",
+            static_cast<long long>(rows), static_cast<long long>(cols), static_cast<long long>(P),
+            static_cast<long long>(l.rs), static_cast<long long>(l.cs));
+    }
+    for (int64_t mr : {int64_t(1), int64_t(3), int64_t(S::mr)}) {
       const std::size_t na = static_cast<std::size_t>(stax_rt::gemm_packed_a_size(rows, cols, mr));
       std::vector<T> aref(na, T(7)), afast(na, T(9));
       stax_rt::gemm_pack_a(src.data(), l.rs, l.cs, rows, cols, mr, aref.data());
@@ -219,15 +221,19 @@ void check_packing() {
       packing_case<float>(r, c, seed++);
       packing_case<double>(r, c, seed++);
     }
-  // The layout itself: element (k, j) of B at (j / P) P K + k P + j % P, zeros past N.
-  const int64_t K = 5, N = 70, P = stax_rt::kGemmPanel<float>;
+  // The layout itself: element (k, j) of B at (j / P) P K + k P + j % P, zeros past N; P is two
+  // float vectors of the instruction set.
+  const int64_t K = 5, N = 70, P = stax_rt::gemm_panel_width<float>(Isa::width), NP = (N + P - 1) / P * P;
+  const int64_t tile_width = stax_rt::GemmShape<float, Isa>::nr;
+  CHECK(P == 2 * Isa::width && P == tile_width, "panel of %lld floats", static_cast<long long>(P));
   std::vector<float> b(static_cast<std::size_t>(K * N)), packed(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(K, N, P)));
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i + 1);
   stax_rt::gemm_pack_b(b.data(), N, int64_t(1), K, N, P, packed.data());
-  CHECK(P == 64 && packed.size() == static_cast<std::size_t>(K * 128), "panel of 64 floats");
-  CHECK(packed[static_cast<std::size_t>(1 * P * K + 3 * P + 2)] == b[3 * N + 66] && packed[static_cast<std::size_t>(2 * P + 5)] == b[2 * N + 5] &&
-            packed[static_cast<std::size_t>(1 * P * K + 4 * P + 6)] == 0.0f,
-        "packed B positions");
+  int wrong = 0;
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < NP; ++j)
+      wrong += packed[static_cast<std::size_t>((j / P) * P * K + k * P + j % P)] != (j < N ? b[static_cast<std::size_t>(k * N + j)] : 0.0f);
+  CHECK(packed.size() == static_cast<std::size_t>(K * NP) && wrong == 0, "packed B positions: %d wrong", wrong);
 }
 
 void check_plans() {

@@ -12,7 +12,8 @@
 namespace stax::codegen {
 namespace {
 
-static_assert(stax_rt::kGemmPanel<float> == 64 && stax_rt::kGemmPanel<double> == 32);
+static_assert(stax_rt::gemm_panel_width<float>(16) == 32 && stax_rt::gemm_panel_width<double>(16) == 16);
+static_assert(stax_rt::gemm_panel_width<float>(8) == 16 && stax_rt::gemm_panel_width<float>(1) == 2);
 static_assert(stax_rt::gemm_packed_b_size(5, 70, 64) == 5 * 128);
 static_assert(stax_rt::gemm_packed_a_size(15, 3, 14) == 28 * 3);
 

@@ -86,20 +86,22 @@ struct GemmPlan {
 
 template <typename T, typename I> struct GemmShape {
   using Tile = GemmTile<T, I>;
+  static constexpr int64_t panel = gemm_panel_width<T>(I::width);
   static constexpr int mr = Tile::mr;
-  static constexpr int nv = Tile::nv;
-  static constexpr int64_t nr = int64_t(nv) * I::width;
+  static constexpr int nv = static_cast<int>(panel / I::width);
+  static constexpr int64_t nr = panel;
   static constexpr int mr_short = Tile::mr_short < Tile::mr ? Tile::mr_short : Tile::mr;
   static constexpr int nv_short = mr_short > 0 ? Tile::nv_short : nv;
   static constexpr int64_t nr_short = int64_t(nv_short) * I::width;
-  static constexpr int64_t panel = kGemmPanel<T>;
-  static_assert(panel % nr == 0 && panel % nr_short == 0,
-                "a GEMM tile's width must divide the packed panel (stax_gemm_pack.h)");
-  // The micro-kernels by height (gemm_tiles) for a plan's width.
-  static const GemmTileFn<T>* tiles(int64_t width) {
+  static_assert(nr_short % panel == 0, "a short GEMM tile is whole panels of B wide (stax_gemm_pack.h)");
+  // The micro-kernels by height (gemm_tiles) for a plan's width, reading B packed at run time
+  // (panels one tile wide) or ahead (`ahead`: panels of `panel` columns).
+  static const GemmTileFn<T>* tiles(int64_t width, bool ahead) {
     constexpr int short_rows = mr_short > 0 ? mr_short : 1;
-    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short>(std::make_integer_sequence<int, short_rows>());
-    return gemm_tiles<T, I, nv>(std::make_integer_sequence<int, mr>());
+    using ShortRows = std::make_integer_sequence<int, short_rows>;
+    if (mr_short > 0 && width == nr_short && ahead) return gemm_tiles<T, I, nv_short, nv>(ShortRows());
+    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short, nv_short>(ShortRows());
+    return gemm_tiles<T, I, nv, nv>(std::make_integer_sequence<int, mr>());
   }
 };
 
@@ -132,7 +134,7 @@ inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, bool b_columns = fals
   p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
   const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20;
   const int64_t b_block = short_a && b_columns ? caches.l2 / 2 : l3 / 4;
-  p.nc = gemm_clamp(b_block / (p.kc * bytes) / S::panel * S::panel, S::panel, 64 * S::panel);
+  p.nc = gemm_clamp(b_block / (p.kc * bytes) / p.nr * p.nr, p.nr, 128 * p.nr);
   p.direct_b = panels == 1;
   (void)N;
   return p;
@@ -146,7 +148,7 @@ template <typename T> struct GemmMatrix {
 };
 
 // B: a matrix, or (`packed` not null) the whole K x N matrix already in the layout of
-// gemm_pack_b with panels of kGemmPanel<T> columns.
+// gemm_pack_b with panels of GemmShape<T, I>::panel = gemm_panel_width<T>(I::width) columns.
 template <typename T> struct GemmB {
   GemmMatrix<T> m;
   const T* packed;
@@ -186,15 +188,15 @@ inline GemmBuffer& gemm_buffer(int which) {
 }
 
 // ---- the tiles of one KC block ----
-// Columns [j0, ...) of a KC block of B as the tiles read them: panels of P columns at
+// Columns [j0, ...) of a KC block of B as the tiles read them: panels of `width` columns at
 // `panel_stride` from each other with rows `ks` apart, or (in_place) a row-major B itself.
 template <typename T> struct GemmBBlock {
   const T* base;
-  int64_t j0, panel_stride, ks;
+  int64_t j0, panel_stride, ks, width;
   bool in_place;
-  const T* at(int64_t j, int64_t P) const {
+  const T* at(int64_t j) const {
     const int64_t d = j - j0;
-    return in_place ? base + d : base + d / P * panel_stride + d % P;
+    return in_place ? base + d : base + d / width * panel_stride + d % width;
   }
 };
 
@@ -206,24 +208,24 @@ template <typename T, typename I, typename E>
 inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>& bb, int64_t pc, int64_t kb,
                       bool last, T* c, int64_t ldc, int64_t m0, int64_t m1, int64_t j0, int64_t nb, const E& ep,
                       T* abuf, T* tail) {
-  using S = GemmShape<T, I>;
-  const GemmTileFn<T>* tiles = S::tiles(plan.nr);
+  const bool ahead = !bb.in_place && bb.width != plan.nr;
+  const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, ahead);
   for (int64_t ic = m0; ic < m1; ic += plan.mc) {
     const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
     gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
     for (int64_t jr = 0; jr < nb; jr += plan.nr) {
       const int n = static_cast<int>(plan.nr < nb - jr ? plan.nr : nb - jr);
       const int64_t j = j0 + jr;
-      const T* bp = bb.at(j, S::panel);
+      const T* bp = bb.at(j);
       int64_t bks = bb.ks;
       if (bb.in_place && n < plan.nr) {
-        if (ic == m0) gemm_pack_b_fast<T, I>(bp, bb.ks, 1, kb, n, S::panel, tail);
-        bp = tail, bks = S::panel;
+        if (ic == m0) gemm_pack_b_fast<T, I>(bp, bb.ks, 1, kb, n, plan.nr, tail);
+        bp = tail, bks = plan.nr;
       }
       for (int64_t ir = 0; ir < mb; ir += plan.mr) {
         const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
         T* ct = c + (ic + ir) * ldc + j;
-        tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, ct, ldc, n, pc > 0);
+        tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, bb.panel_stride, ct, ldc, n, pc > 0);
         if (last) ep(ic + ir, ic + ir + m, j, j + n, ct, ldc);
       }
     }
@@ -234,17 +236,17 @@ inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>
 template <typename T, typename I, typename E>
 inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
                        int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
-  const int64_t P = GemmShape<T, I>::panel;
+  const int64_t P = plan.nr, Pa = GemmShape<T, I>::panel;
   const bool in_place = B.packed == nullptr && plan.direct_b && B.m.cs == 1;
   for (int64_t jc = n0; jc < n1; jc += plan.nc) {
     const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
       const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
-      GemmBBlock<T> bb{bbuf, jc, P * kb, P, false};
+      GemmBBlock<T> bb{bbuf, jc, P * kb, P, P, false};
       if (B.packed != nullptr) {
-        bb = {B.packed + pc * P, 0, P * K, P, false};  // whole-matrix panels: absolute columns
+        bb = {B.packed + pc * Pa, 0, Pa * K, Pa, Pa, false};  // whole-matrix panels: absolute columns
       } else if (in_place) {
-        bb = {B.m.p + pc * B.m.rs, 0, 0, B.m.rs, true};
+        bb = {B.m.p + pc * B.m.rs, 0, 0, B.m.rs, 0, true};
       } else {
         gemm_pack_b_fast<T, I>(B.m.p + pc * B.m.rs + jc * B.m.cs, B.m.rs, B.m.cs, kb, nb, P, bbuf);
       }
@@ -261,7 +263,7 @@ template <typename T, typename I, typename E>
 inline void gemm_block_shared(const GemmPlan& plan, GemmMatrix<T> A, const GemmMatrix<T>& B, T* c, int64_t ldc,
                               int64_t N, int64_t K, int64_t m0, int64_t m1, const E& ep, T* abuf, T* bshared,
                               int t, int team) {
-  const int64_t P = GemmShape<T, I>::panel;
+  const int64_t P = plan.nr;
   for (int64_t jc = 0; jc < N; jc += plan.nc) {
     const int64_t nb = plan.nc < N - jc ? plan.nc : N - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
@@ -271,7 +273,7 @@ inline void gemm_block_shared(const GemmPlan& plan, GemmMatrix<T> A, const GemmM
         gemm_pack_b_fast<T, I>(B.p + pc * B.rs + (jc + q * P) * B.cs, B.rs, B.cs, kb, w, P, bshared + q * P * kb);
       }
 #pragma omp barrier
-      const GemmBBlock<T> bb{bshared, jc, P * kb, P, false};
+      const GemmBBlock<T> bb{bshared, jc, P * kb, P, P, false};
       gemm_rows<T, I>(plan, A, bb, pc, kb, pc + kb == K, c, ldc, m0, m1, jc, nb, ep, abuf, nullptr);
 #pragma omp barrier
     }
@@ -325,9 +327,9 @@ inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<
   if (m0 >= m1 || n0 >= n1) return;
   if (abuf != nullptr && bbuf != nullptr) return gemm_block<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf, bbuf);
   alignas(64) T a_small[S::mr * 64];
-  alignas(64) T b_small[S::panel * 64];
+  alignas(64) T b_small[S::nr_short * 64];
   GemmPlan small = plan;
-  small.kc = 64, small.mc = plan.mr, small.nc = S::panel;
+  small.kc = 64, small.mc = plan.mr, small.nc = plan.nr;
   gemm_block<T, I>(small, A, B, c, ldc, K, m0, m1, n0, n1, ep, a_small, b_small);
 }
 
@@ -337,10 +339,9 @@ inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<
 template <typename T, typename I, typename E>
 inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, const E& ep) {
-  using S = GemmShape<T, I>;
   const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
-  const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + S::panel) * plan.kc);
+  const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc);
   const bool packs_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1);
   T* shared_b = nullptr;
   bool short_of_memory = false;
@@ -410,8 +411,8 @@ inline void gemm(const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_r
                  c, ldc, M, N, K, ep);
 }
 
-// The same with B already packed: gemm_pack_b(B, ..., K, N, kGemmPanel<T>, packed_b), which
-// staxc calls at compile time for a constant B (the layout does not depend on I).
+// The same with B already packed: gemm_pack_b(B, ..., K, N, gemm_panel_width<T>(I::width),
+// packed_b), which staxc calls at compile time for a constant B, once per instruction set.
 template <typename T, typename I, typename E = GemmNoEpilogue>
 inline void gemm_prepacked(const T* a, int64_t a_rs, int64_t a_cs, const T* packed_b, T* c, int64_t ldc, int64_t M,
                            int64_t N, int64_t K, const E& ep = E()) {

@@ -34,12 +34,12 @@ template <typename V, typename T> inline void gemm_store_lanes(V x, T* p, int n)
 }
 
 // The micro-kernel: C[0:MR, 0:n] = (accumulate ? C : 0) + A * B over one KC block, n <= NV * W.
-// A is a packed panel, element (i, k) at a[k * a_ks + i]; B is NV * W columns of a packed panel
-// (or of a row-major B that has them), element (k, j) at b[k * b_ks + j]. The MR x NV
-// accumulators stay in registers over the whole block: one B row is NV loads, then each of the MR
-// broadcasts of A feeds NV fmas.
-template <typename T, typename I, int MR, int NV>
-inline void gemm_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, int64_t b_ks, T* c, int64_t ldc,
+// A is a packed panel, element (i, k) at a[k * a_ks + i]; B is NV * W columns of packed panels of
+// NVP vectors each, `b_ps` apart (or of a row-major B, NVP = NV), element (k, j) of its panel
+// at b[k * b_ks + j]. The MR x NV accumulators stay in registers over the whole block: one B row
+// is NV loads, then each of the MR broadcasts of A feeds NV fmas.
+template <typename T, typename I, int MR, int NV, int NVP>
+inline void gemm_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, int64_t b_ks, int64_t b_ps, T* c, int64_t ldc,
                       int n, bool accumulate) {
   using V = Vec<T, I>;
   constexpr int W = I::width;
@@ -51,7 +51,7 @@ inline void gemm_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, int64_t 
   }
   for (int64_t k = 0; k < kc; ++k) {
     V bv[NV];
-    STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + v * W);
+    STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + (v / NVP) * b_ps + (v % NVP) * W);
     STAX_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       const V ai(a[i]);
       STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
@@ -69,10 +69,10 @@ inline void gemm_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, int64_t 
 // The micro-kernels of one width by their height: tiles[m - 1] computes m rows (1 <= m <= MR),
 // so that the rows left over at the bottom of a block cost m rows of work, not MR.
 template <typename T>
-using GemmTileFn = void (*)(int64_t, const T*, int64_t, const T*, int64_t, T*, int64_t, int, bool);
-template <typename T, typename I, int NV, int... Ms>
+using GemmTileFn = void (*)(int64_t, const T*, int64_t, const T*, int64_t, int64_t, T*, int64_t, int, bool);
+template <typename T, typename I, int NV, int NVP, int... Ms>
 inline const GemmTileFn<T>* gemm_tiles(std::integer_sequence<int, Ms...>) {
-  static const GemmTileFn<T> table[] = {&gemm_tile<T, I, Ms + 1, NV>...};
+  static const GemmTileFn<T> table[] = {&gemm_tile<T, I, Ms + 1, NV, NVP>...};
   return table;
 }
 

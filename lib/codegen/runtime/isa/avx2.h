@@ -580,13 +580,11 @@ template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {
 // of A, 64 floats / 32 doubles wide: 1 x 64 and 2 x 64 floats reach 85% (1 x 16: 25%).
 template <> struct GemmTile<float, IsaAvx2> {
   static constexpr int mr = 6;
-  static constexpr int nv = 2;
   static constexpr int mr_short = 2;
   static constexpr int nv_short = 8;
 };
 template <> struct GemmTile<double, IsaAvx2> {
   static constexpr int mr = 6;
-  static constexpr int nv = 1;
   static constexpr int mr_short = 1;
   static constexpr int nv_short = 4;
 };

@@ -509,13 +509,11 @@ template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t>
 // tile keeps 4 sums in flight (1 x 32: 2), 2 x 64 reaches 68% of peak from L1 (2 x 32: 40%).
 template <> struct GemmTile<float, IsaAvx512> {
   static constexpr int mr = 8;
-  static constexpr int nv = 2;
   static constexpr int mr_short = 4;
   static constexpr int nv_short = 4;
 };
 template <> struct GemmTile<double, IsaAvx512> {
   static constexpr int mr = 8;
-  static constexpr int nv = 1;
   static constexpr int mr_short = 4;
   static constexpr int nv_short = 2;
 };
