@@ -96,15 +96,18 @@ template <typename T> inline void gemm_zero_columns(T* dst, int64_t rows, int64_
 }
 
 // gemm_pack_b of a K x N block of B, element (k, j) at b[k * rs + j * cs].
-// Rows of B contiguous: each row read once from start to end (one stream the prefetchers follow)
-// and dealt out to the panels. Columns contiguous: a tile transpose per panel.
+// Rows of B contiguous: 8 rows at a time, each read from start to end (8 streams the
+// prefetchers follow) and dealt out to the panels, 8 rows of a panel written together.
+// Columns contiguous: a tile transpose per panel.
 template <typename T, typename I>
 inline void gemm_pack_b_fast(const T* b, int64_t rs, int64_t cs, int64_t K, int64_t N, int64_t P, T* out) {
   if (cs != 1 && rs != 1) return gemm_pack_b(b, rs, cs, K, N, P, out);
   if (cs == 1) {
-    for (int64_t k = 0; k < K; ++k)
+    constexpr int64_t kRows = 8;  // sixteen rows of A against a 4096 x 4096 B: 23 flops a cycle, 16 row by row
+    for (int64_t k0 = 0; k0 < K; k0 += kRows)
       for (int64_t j0 = 0; j0 < N; j0 += P)
-        gemm_copy_row<T, I>(b + k * rs + j0, N - j0 < P ? N - j0 : P, out + j0 * K + k * P, P);
+        for (int64_t k = k0; k < K && k < k0 + kRows; ++k)
+          gemm_copy_row<T, I>(b + k * rs + j0, N - j0 < P ? N - j0 : P, out + j0 * K + k * P, P);
     return;
   }
   for (int64_t j0 = 0; j0 < N; j0 += P) {
