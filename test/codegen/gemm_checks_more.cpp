@@ -23,8 +23,10 @@ std::vector<float> product(const std::vector<float>& a, const std::vector<float>
 }  // namespace
 
 void check_determinism() {
-  // Each large enough for two threads (gemm_threads), tall, wide, short and one column.
-  const int64_t shapes[][3] = {{300, 200, 500}, {1, 4096, 2048}, {16, 1000, 600}, {2000, 3, 1000}, {129, 1, 40000}};
+  // Each large enough for two threads (gemm_threads), tall, wide, short and one column; the last
+  // one splits the rows and shares the packing of B (gemm_block_shared).
+  const int64_t shapes[][3] = {{300, 200, 500}, {1, 4096, 2048}, {16, 1000, 600}, {2000, 3, 1000}, {129, 1, 40000},
+                               {512, 1024, 1024}};
   uint64_t seed = 700;
   const int threads = omp_get_max_threads();
   for (const auto& s : shapes) {

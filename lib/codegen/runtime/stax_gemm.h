@@ -335,14 +335,16 @@ inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<
 
 // C = A * B with an explicit plan and thread count (the entries below pick them). C is M x N with
 // row stride ldc and unit column stride. Threads split C by gemm_grid; when they split only the
-// rows and B is packed at run time, they share its packing (gemm_block_shared).
+// rows and B is packed at run time and large (2^20 elements or more: packing it once per thread
+// would cost more than the two barriers per block, which a sleeping thread makes slow under
+// OMP_WAIT_POLICY=passive), they share its packing (gemm_block_shared).
 template <typename T, typename I, typename E>
 inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, const E& ep) {
   const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc);
-  const bool packs_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1);
+  const bool share_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1) && K * N >= (int64_t(1) << 20);
   T* shared_b = nullptr;
   bool short_of_memory = false;
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -357,7 +359,7 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
     const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
     const int64_t n0 = nt * q / g.tn * plan.nr, n_end = nt * (q + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
     T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
-    if (packs_b && nthreads > 1 && g.tn == 1) {  // the same decision in every thread
+    if (share_b && nthreads > 1 && g.tn == 1) {  // the same decision in every thread
       if (t == 0) shared_b = static_cast<T*>(gemm_buffer(1).get(bbytes));
       if (abuf == nullptr) {
 #pragma omp atomic write
