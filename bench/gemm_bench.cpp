@@ -14,7 +14,9 @@
 // On Zen 4 a 512-bit FMA issues as one op per cycle on each of its two 256-bit pipes, so FMA/cycle
 // measures about 1 for 512 bits and 2 for 256 bits (both 32 float flops per cycle); Zen 5 server
 // parts have 512-bit pipes and measure about 2 for both widths. The run prints what it measured.
-// OpenBLAS is its OpenMP build (libopenblas-openmp-dev), so both sides share libgomp's threads
+// `%cpu` divides instead by the CPU time the process used during the call (all its threads): on
+// a shared machine, where the threads get less than whole cores, it tells how well the cycles
+// they did get were used. OpenBLAS is its OpenMP build (libopenblas-openmp-dev), so both sides share libgomp's threads
 // and OMP_WAIT_POLICY. `--check` compares every result with OpenBLAS's.
 //
 // Build (scripts/bench_gemm.sh does it; -O2 as generated code is built):
@@ -246,9 +248,16 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Median wall time of a call and median CPU time of the process during it (every thread's).
 struct Timing {
-  double stax_s, blas_s;
+  double stax_s, blas_s, stax_cpu, blas_cpu;
 };
+
+double process_cpu_now() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 Timing time_shape(const Shape& s, Buffers& buf, const Options& o) {
   for (int w = 0; w < 2; ++w) run_stax(s, buf), run_blas(s, buf);
@@ -257,17 +266,20 @@ Timing time_shape(const Shape& s, Buffers& buf, const Options& o) {
   run_blas(s, buf);
   const double pair = now() - t0;
   const int reps = std::max(5, std::min(o.reps, static_cast<int>(2 * o.seconds / std::max(pair, 1e-9))));
-  std::vector<double> ts, tb;
+  std::vector<double> ts, tb, cs, cb;
   for (int r = 0; r < reps; ++r) {
+    const double c0 = process_cpu_now();
     t0 = now();
     run_stax(s, buf);
-    const double t1 = now();
+    const double t1 = now(), c1 = process_cpu_now();
     run_blas(s, buf);
-    const double t2 = now();
+    const double t2 = now(), c2 = process_cpu_now();
     ts.push_back(t1 - t0);
     tb.push_back(t2 - t1);
+    cs.push_back(c1 - c0);
+    cb.push_back(c2 - c1);
   }
-  return {median(ts), median(tb)};
+  return {median(ts), median(tb), median(cs), median(cb)};
 }
 
 // Largest |staxc - OpenBLAS| over the largest |OpenBLAS| (both sum in float32, in other orders).
@@ -303,8 +315,8 @@ int main(int argc, char** argv) {
               "float lanes (measured) -> peak %.1f GFLOP/s per core; load average %.2f on %d CPUs\n",
               ghz, clock.wall_ghz, clock.wall_ghz < 0.9 * ghz ? ": THE MACHINE IS BUSY" : "", fma, lanes, peak_1t,
               load_average(), omp_get_num_procs());
-  std::printf("%-32s %3s | %9s %8s %6s | %9s %8s %6s | %8s%s\n", "shape (float32)", "thr", "staxc ms", "GFLOP/s",
-              "%peak", "OpenBLAS", "GFLOP/s", "%peak", "ratio", o.check ? " | max diff" : "");
+  std::printf("%-32s %3s | %9s %8s %6s %5s | %9s %8s %6s %5s | %8s%s\n", "shape (float32)", "thr", "staxc ms",
+              "GFLOP/s", "%peak", "%cpu", "OpenBLAS", "GFLOP/s", "%peak", "%cpu", "ratio", o.check ? " | max diff" : "");
   for (int threads : o.threads) {
     omp_set_num_threads(threads);
     openblas_set_num_threads(threads);
@@ -314,8 +326,13 @@ int main(int argc, char** argv) {
       const Timing t = time_shape(s, buf, o);
       const double flops = 2.0 * s.batch * s.M * s.N * s.K;
       const double gs = flops / t.stax_s / 1e9, gb = flops / t.blas_s / 1e9, peak = peak_1t * threads;
-      std::printf("%-32s %3d | %9.3f %8.1f %5.0f%% | %9.3f %8.1f %5.0f%% | %7.2fx", s.name, threads, t.stax_s * 1e3,
-                  gs, 100 * gs / peak, t.blas_s * 1e3, gb, 100 * gb / peak, gs / gb);
+      // %cpu: the flops per CPU second the process spent, as a fraction of one core's peak (the
+      // efficiency of the cycles it got, whatever share of the machine that was; spinning
+      // threads count, so it means most under OMP_WAIT_POLICY=passive).
+      const double cpu_s = flops / t.stax_cpu / 1e9 / peak_1t, cpu_b = flops / t.blas_cpu / 1e9 / peak_1t;
+      std::printf("%-32s %3d | %9.3f %8.1f %5.0f%% %4.0f%% | %9.3f %8.1f %5.0f%% %4.0f%% | %7.2fx", s.name, threads,
+                  t.stax_s * 1e3, gs, 100 * gs / peak, 100 * cpu_s, t.blas_s * 1e3, gb, 100 * gb / peak, 100 * cpu_b,
+                  gs / gb);
       if (o.check) std::printf(" | %.1e", worst_difference(buf));
       std::printf("\n");
       std::fflush(stdout);
