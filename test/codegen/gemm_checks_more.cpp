@@ -141,10 +141,14 @@ void check_special_values() {
   }
   CHECK(bad == 0, "special values: %d elements differ from the chain", bad);
   CHECK(std::isnan(c[3 * N + 20]) && std::isnan(c[0]) && std::isinf(c[19 * N + 5]), "NaN and inf where expected");
-  // K = 0 (an empty sum; the graph format has none, the entry allows it): zeros.
+  // K = 0 (an empty sum; the graph format has none, the entries allow it): zeros.
   std::vector<float> z(6, 5.0f);
   stax_rt::gemm<float, Isa>(a.data(), 0, 1, b.data(), 3, 1, z.data(), 3, 2, 3, 0);
   CHECK(z[0] == 0 && z[5] == 0, "K = 0 gives zeros");
+  std::vector<float> zb(12, 5.0f);
+  const int64_t shape[1] = {2}, no_stride[1] = {0};
+  stax_rt::gemm_batched<float, Isa>(1, shape, a.data(), no_stride, 0, 1, b.data(), no_stride, 3, 1, zb.data(), 6, 3, 2, 3, 0);
+  CHECK(zb[0] == 0 && zb[11] == 0, "K = 0 gives zeros, batched");
 }
 
 namespace {

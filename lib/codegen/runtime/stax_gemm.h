@@ -1,8 +1,9 @@
 // The GEMM of generated code, C = A * B, float32 and float64, over the micro-kernels of
 // stax_gemm_kernel.h (design.md, "CPU code"; the BLIS/GotoBLAS structure): B packed into panels
-// per KC x NC block (or read as packed by staxc, or read in place when it is row-major and A has
-// few rows), A packed into MR-row panels per MC x KC block, the MC, KC and NC blocks sized from
-// the machine's caches, the tiles of C spread over OpenMP threads by rows and columns. K is never
+// per KC x NC block (or read as packed by staxc, or read in place when it is row-major and one
+// tile covers A's rows), A packed into MR-row panels per MC x KC block, the MC, KC and NC blocks
+// sized from the machine's caches, the tiles of C spread over OpenMP threads by rows and columns
+// (sharing the packing of B when they split the rows). K is never
 // split: every element's sum runs in one order whatever the blocking and the thread count, so
 // results are bitwise the same run to run and on any number of threads (stax_gemm_kernel.h).
 // Then `matmul`, the entry generated code calls for every dtype. Same section rules as
@@ -130,7 +131,7 @@ inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, bool b_columns = fals
   p.mr = short_a ? (M + panels - 1) / panels : S::mr;
   p.nr = M <= S::mr_short ? S::nr_short : S::nr;
   p.kc = gemm_clamp(caches.l1 / (S::nr * bytes) / 16 * 16, 64, 1024);
-  if (K < p.kc + p.kc / 4) p.kc = K;  // one block rather than a short second one
+  if (K < p.kc + p.kc / 4) p.kc = K > 0 ? K : 1;  // one block rather than a short second one
   p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
   const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20;
   const int64_t b_block = short_a && b_columns ? caches.l2 / 2 : l3 / 4;
