@@ -2,7 +2,7 @@
 # Installs, with apt-get, whatever is missing of what staxc needs to build and test. Quiet and
 # quick when everything is there; runs `apt-get update` only when something must be installed.
 #   scripts/setup.sh           build and test dependencies
-#   scripts/setup.sh --bench   also python3-torch, for the benchmarks
+#   scripts/setup.sh --bench   also python3-torch and OpenBLAS (its OpenMP build), for the benchmarks
 #   scripts/setup.sh --onnx    also python3-torch, torchvision and onnx, for scripts/onnx_check.py
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
@@ -13,7 +13,7 @@ packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-
 
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-torch) ;;
+    --bench) packages+=(python3-torch libopenblas-openmp-dev) ;;
     --onnx) packages+=(python3-torch python3-torchvision python3-onnx) ;;
     -h|--help)
       sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'

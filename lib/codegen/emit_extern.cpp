@@ -4,6 +4,7 @@
 
 #include "body_emitter.h"
 #include "stax/codegen/literals.h"
+#include "stax/support/isa.h"
 
 namespace stax::codegen {
 
@@ -31,7 +32,9 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
+  // stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
   sections.insert("matmul");
+  for (const IsaRecord& r : isa_table()) sections.insert(r.section());
   const ir::Matmul& mm = b.matmul;
   KernelCode k;
   k.function = function;

@@ -1,6 +1,8 @@
-// Build-time check: the prelude compiles alone as C++17 with -Wall -Wextra -Werror (what users
-// build generated code with), every template instantiated for every dtype of the format.
+// Build-time check: the prelude (with stax_gemm.h, the matmul entry, and the vector layer it
+// needs) compiles alone as C++17 with -Wall -Wextra -Werror (what users build generated code
+// with), every template instantiated for every dtype of the format.
 #include "stax_prelude.h"
+#include "stax_gemm.h"  // matmul (with the vector layer it needs)
 
 namespace {
 

@@ -301,38 +301,6 @@ TEST(Prelude, WelfordVariance) {
   EXPECT_TRUE(std::isnan(stax_rt::welford_var(one, 1.0)));  // 0 / 0, as PyTorch
 }
 
-TEST(Prelude, BlockedMatmul) {
-  // A [2, 3] row-major, B given transposed ([2, 3] stored, read as [3, 2] via strides).
-  const float a[] = {1, 2, 3, 4, 5, 6};
-  const float bt[] = {7, 9, 11, 8, 10, 12};
-  float c[4] = {};
-  stax_rt::matmul(a, 3, 1, bt, 1, 3, c, 2, 2, 3);
-  EXPECT_EQ(c[0], 58.0f);
-  EXPECT_EQ(c[1], 64.0f);
-  EXPECT_EQ(c[2], 139.0f);
-  EXPECT_EQ(c[3], 154.0f);
-  // Larger than one block, integers wrap.
-  const int64_t M = 37, N = 70, K = 5;
-  std::vector<int32_t> x(M * K), y(K * N), z(M * N);
-  for (int64_t i = 0; i < M * K; ++i) x[i] = static_cast<int32_t>(i % 7) - 3;
-  for (int64_t i = 0; i < K * N; ++i) y[i] = static_cast<int32_t>(i % 5) - 2;
-  stax_rt::matmul(x.data(), K, 1, y.data(), N, 1, z.data(), M, N, K);
-  for (int64_t i = 0; i < M; i += 9)
-    for (int64_t j = 0; j < N; j += 13) {
-      int32_t expect = 0;
-      for (int64_t k = 0; k < K; ++k) expect += x[i * K + k] * y[k * N + j];
-      EXPECT_EQ(z[i * N + j], expect) << i << "," << j;
-    }
-  const bool p[] = {true, false, false, true};
-  const bool q[] = {false, true, true, false};
-  bool r[4];
-  stax_rt::matmul(p, 2, 1, q, 2, 1, r, 2, 2, 2);
-  EXPECT_EQ(r[0], false);
-  EXPECT_EQ(r[1], true);
-  EXPECT_EQ(r[2], true);
-  EXPECT_EQ(r[3], false);
-}
-
 TEST(Prelude, WorkspaceAllocatesOnlyWithoutCallerBuffer) {
   alignas(64) unsigned char mine[128];
   stax_rt::Workspace caller(mine, sizeof mine);

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
 namespace stax::e2e {
 
 std::vector<Case> reduction_cases() {
@@ -170,6 +174,40 @@ std::vector<Case> view_cases() {
   return t.cases;
 }
 
+namespace {
+
+using Inputs = std::vector<Tensor>;
+using Element = std::function<double(int64_t, int64_t)>;
+
+// Element (r, c) of a row-major input with `cols` columns, from flat position `offset`.
+Element at(const Tensor& t, int64_t cols, int64_t offset = 0) {
+  return [&t, cols, offset](int64_t r, int64_t c) { return t.get_double(offset + r * cols + c); };
+}
+// Element (r, c) of the transpose of a row-major input with `cols` columns.
+Element transposed(const Tensor& t, int64_t cols) {
+  return [&t, cols](int64_t r, int64_t c) { return t.get_double(c * cols + r); };
+}
+
+// The largest sum_k |a(i, k)| |b(k, j)| over the M x N elements of a product.
+double max_abs_sum(int64_t M, int64_t N, int64_t K, const Element& a, const Element& b) {
+  double worst = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += std::fabs(a(i, k)) * std::fabs(b(k, j));
+      worst = std::max(worst, s);
+    }
+  return worst;
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get_double(i)));
+  return m;
+}
+
+}  // namespace
+
 std::vector<Case> composite_matmul_cases() {
   Table t;
   // Composites are expanded into primitives computed in float32; the interpreter computes them
@@ -185,17 +223,40 @@ std::vector<Case> composite_matmul_cases() {
         {R"({"name": "y", "op": "rms_norm", "args": ["x", "w"], "normalized_shape": 8})"}, {"y"});
   t.add("rms_norm f64 no weight", {input("x", "float64", "[4, 8]")},
         {R"({"name": "y", "op": "rms_norm", "args": ["x"], "normalized_shape": [8]})"}, {"y"});
+  // Matrix products: within the documented bound (matmul_tolerance), from each case's inputs.
+  const DType f32 = DType::Float32, f64 = DType::Float64;
   t.add("linear", {input("x", "float32", "[5, 6]"), input("w", "float32", "[3, 6]"), input("b", "float32", "[3]")},
-        {R"({"name": "y", "op": "linear", "args": ["x", "w", "b"]})"}, {"y"});
+        {R"({"name": "y", "op": "linear", "args": ["x", "w", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    return matmul_tolerance(f32, 6, max_abs_sum(5, 3, 6, at(in[0], 6), transposed(in[1], 6)) + max_abs(in[2]));
+  };
   t.add("linear no bias, batched", {input("x", "float64", "[2, 5, 6]"), input("w", "float64", "[3, 6]")},
-        {R"({"name": "y", "op": "linear", "args": ["x", "w"]})"}, {"y"});
+        {R"({"name": "y", "op": "linear", "args": ["x", "w"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    return matmul_tolerance(f64, 6, std::max(max_abs_sum(5, 3, 6, at(in[0], 6), transposed(in[1], 6)),
+                                             max_abs_sum(5, 3, 6, at(in[0], 6, 30), transposed(in[1], 6))));
+  };
   // matmul: 1-D and 2-D rules, batch broadcast, ints, transposed and sliced operands.
-  t.add("matmul 2-D", {input("a", "float32", "[5, 7]"), input("b", "float32", "[7, 3]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
-  t.add("matmul dot", {input("a", "float32", "[7]"), input("b", "float32", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
-  t.add("matmul mat-vec", {input("a", "float64", "[4, 7]"), input("b", "float64", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
-  t.add("matmul vec-mat", {input("a", "float32", "[7]"), input("b", "float32", "[7, 2]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
-  t.add("matmul batched broadcast", {input("a", "float32", "[2, 1, 3, 4]"), input("b", "float32", "[3, 4, 5]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
-  t.add("matmul batch by 1-D", {input("a", "float32", "[2, 3, 4]"), input("b", "float32", "[4]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+  t.add("matmul 2-D", {input("a", "float32", "[5, 7]"), input("b", "float32", "[7, 3]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 7, max_abs_sum(5, 3, 7, at(in[0], 7), at(in[1], 3))); };
+  t.add("matmul dot", {input("a", "float32", "[7]"), input("b", "float32", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 7, max_abs_sum(1, 1, 7, at(in[0], 7), at(in[1], 1))); };
+  t.add("matmul mat-vec", {input("a", "float64", "[4, 7]"), input("b", "float64", "[7]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f64, 7, max_abs_sum(4, 1, 7, at(in[0], 7), at(in[1], 1))); };
+  t.add("matmul vec-mat", {input("a", "float32", "[7]"), input("b", "float32", "[7, 2]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 7, max_abs_sum(1, 2, 7, at(in[0], 7), at(in[1], 2))); };
+  t.add("matmul batched broadcast", {input("a", "float32", "[2, 1, 3, 4]"), input("b", "float32", "[3, 4, 5]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    double s = 0;
+    for (int64_t x0 = 0; x0 < 2; ++x0)
+      for (int64_t x1 = 0; x1 < 3; ++x1) s = std::max(s, max_abs_sum(3, 5, 4, at(in[0], 4, 12 * x0), at(in[1], 5, 20 * x1)));
+    return matmul_tolerance(f32, 4, s);
+  };
+  t.add("matmul batch by 1-D", {input("a", "float32", "[2, 3, 4]"), input("b", "float32", "[4]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    return matmul_tolerance(f32, 4, std::max(max_abs_sum(3, 1, 4, at(in[0], 4), at(in[1], 1)),
+                                             max_abs_sum(3, 1, 4, at(in[0], 4, 12), at(in[1], 1))));
+  };
   t.add("matmul int32", {input("a", "int32", "[3, 4]"), input("b", "int32", "[4, 5]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
   t.add("matmul int64 batched", {input("a", "int64", "[2, 3, 4]"), input("b", "int64", "[2, 4, 2]")}, {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
   t.add("matmul of views", {input("a", "float32", "[6, 5]"), input("b", "float32", "[4, 6]")},
@@ -203,11 +264,24 @@ std::vector<Case> composite_matmul_cases() {
          R"({"name": "bt", "op": "transpose", "args": ["b"], "dim0": 0, "dim1": 1})",
          R"({"name": "s", "op": "slice", "args": ["at"], "dim": 0, "start": 1, "step": 2})",
          R"({"name": "y", "op": "matmul", "args": ["s", "bt"]})"},
-        {"y"});
+        {"y"})
+      .tolerance = [=](const Inputs& in) {
+    // s[i][k] = a[k][1 + 2i] (rows 1 and 3 of a's transpose), bt[k][j] = b[j][k].
+    const Tensor& a = in[0];
+    return matmul_tolerance(f32, 6, max_abs_sum(2, 4, 6, [&a](int64_t i, int64_t k) { return a.get_double(k * 5 + 1 + 2 * i); },
+                                                transposed(in[1], 6)));
+  };
   t.add("matmul of a computed operand", {input("a", "float32", "[4, 4]")},
-        {R"({"name": "e", "op": "exp", "args": ["a"]})", R"({"name": "y", "op": "matmul", "args": ["e", "e"]})"}, {"y"});
+        {R"({"name": "e", "op": "exp", "args": ["a"]})", R"({"name": "y", "op": "matmul", "args": ["e", "e"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    // e = exp(a) is itself within a few ULPs: its error adds about 2 * 4u sum |e||e| more.
+    const Tensor& a = in[0];
+    auto e = [&a](int64_t r, int64_t c) { return std::exp(a.get_double(r * 4 + c)); };
+    return matmul_tolerance(f32, 4 + 8, max_abs_sum(4, 4, 4, e, e));
+  };
   t.add("matmul large, parallel blocks", {input("a", "float32", "[70, 90]"), input("b", "float32", "[90, 80]")},
-        {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"});
+        {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 90, max_abs_sum(70, 80, 90, at(in[0], 90), at(in[1], 80))); };
   // An attention block written with primitives: scores, a -inf causal mask, softmax, values.
   t.add("masked attention", {input("q", "float32", "[4, 8]"), input("k", "float32", "[4, 8]"), input("v", "float32", "[4, 8]")},
         {R"({"name": "kt", "op": "transpose", "args": ["k"], "dim0": 0, "dim1": 1})",
@@ -218,7 +292,14 @@ std::vector<Case> composite_matmul_cases() {
          R"({"name": "ms", "op": "where", "args": ["causal", "s", "-inf"]})",
          R"({"name": "p", "op": "softmax", "args": ["ms"], "dim": -1})",
          R"({"name": "y", "op": "matmul", "args": ["p", "v"]})"},
-        {"y", "p"});
+        {"y", "p"})
+      .tolerance = [=](const Inputs& in) {
+    // y = p v with p >= 0 summing to 1 per row: sum |p||v| <= max |v|. The error of the scores
+    // (the bound of q kt, scaled) moves p by at most twice as much, relatively, and softmax's own
+    // roundings (a few u, relatively) add theirs: both times max |v| too.
+    const double scores = 0.36 * matmul_tolerance(f32, 8, max_abs_sum(4, 4, 8, at(in[0], 8), transposed(in[1], 8))).atol;
+    return driver::Tolerance{0.0, matmul_tolerance(f32, 8 + 8, max_abs(in[2])).atol + 2 * scores * max_abs(in[2])};
+  };
   t.add("residual layer_norm gelu", {input("x", "float32", "[6, 16]"), input("r", "float32", "[6, 16]")},
         {R"({"name": "h", "op": "add", "args": ["x", "r"]})",
          R"({"name": "n", "op": "layer_norm", "args": ["h"], "normalized_shape": [16]})",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ struct Case {
   std::string name;
   std::string json;  // the graph (compiled under a name unique in its group)
   driver::Tolerance tol = kDefaultTolerance;
+  // When set, the tolerance computed from the case's inputs instead of `tol`: a float matrix
+  // product's documented bound (matmul_tolerance).
+  std::function<driver::Tolerance(const std::vector<Tensor>& inputs)> tolerance;
   Expect expect = Expect::Match;
   // Replace 0 in generated int inputs by 1 (cases that divide by an input).
   bool nonzero_ints = false;
@@ -35,6 +39,14 @@ struct Case {
   // Compile under the graph's own name (the prefix of its C symbols) rather than a unique one.
   bool keep_name = false;
 };
+
+// The documented error of a float matrix product (docs/graph-format.md, Precise rules): the
+// result may differ from the exact product by gamma_n * sum_k |a_k b_k|, gamma_n = n u / (1 - n u),
+// u the unit roundoff of `dtype`; n = k + 2 counts the k terms, the rounding of the result and one
+// add (a bias). As a tolerance against the interpreter: atol = that bound for the largest
+// sum |a||b| of the product (`abs_sum`; the caller computes it from the inputs), doubled for
+// float64, whose reference sums in double too; rtol 0.
+driver::Tolerance matmul_tolerance(DType dtype, int64_t k, double abs_sum);
 
 // Flags for the suite: quick to build (-O1), for this machine's widest instruction set
 // (-march=native, so the vector kernels run as users build them), and warning-free.

@@ -32,6 +32,7 @@
 #include <limits>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,10 @@
 #endif
 #if defined(__aarch64__)
 #include <arm_neon.h>
+#endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>  // sysconf: the GEMM reads the cache sizes
 #endif
 
 #ifdef _OPENMP
@@ -513,58 +518,6 @@ inline double welford_var(const Welford& w, double correction) {
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_REDUCE
-
-// @section matmul requires core
-#ifndef STAX_RT_MATMUL
-#define STAX_RT_MATMUL
-namespace {
-namespace stax_rt {
-
-// Accumulator type of a product: float32 accumulates in double (accuracy first; the vectorized
-// kernels of a later stage block the sum instead).
-template <typename T> struct MatmulAcc { using type = T; };
-template <> struct MatmulAcc<float> { using type = double; };
-
-template <typename A, typename T> inline A mac(A acc, T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
-  else if constexpr (std::is_integral_v<T>) return add(acc, mul(a, b));
-  else return acc + static_cast<A>(a) * static_cast<A>(b);
-}
-
-// C[M, N] (dense, row-major) = A[M, K] * B[K, N], A and B with element strides. Blocked over
-// M and N so a tile of accumulators and a strip of B stay in L1; blocks run in parallel when the
-// product is large.
-template <typename T>
-inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk,
-                   int64_t b_sn, T* c, int64_t M, int64_t N, int64_t K) {
-  using Acc = typename MatmulAcc<T>::type;
-  constexpr int64_t kBM = 16, kBN = 64;
-  const int64_t mblocks = (M + kBM - 1) / kBM, nblocks = (N + kBN - 1) / kBN;
-  const bool large = M * N * K >= (int64_t(1) << 18);
-#pragma omp parallel for collapse(2) schedule(static) if (large)
-  for (int64_t bm = 0; bm < mblocks; ++bm) {
-    for (int64_t bn = 0; bn < nblocks; ++bn) {
-      const int64_t m0 = bm * kBM, n0 = bn * kBN;
-      const int64_t m1 = m0 + kBM < M ? m0 + kBM : M, n1 = n0 + kBN < N ? n0 + kBN : N;
-      Acc acc[kBM][kBN];
-      for (int64_t i = 0; i < m1 - m0; ++i)
-        for (int64_t j = 0; j < n1 - n0; ++j) acc[i][j] = Acc(0);
-      for (int64_t k = 0; k < K; ++k) {
-        for (int64_t i = m0; i < m1; ++i) {
-          const T aik = a[i * a_sm + k * a_sk];
-          const T* brow = b + k * b_sk;
-          for (int64_t j = n0; j < n1; ++j) acc[i - m0][j - n0] = mac(acc[i - m0][j - n0], aik, brow[j * b_sn]);
-        }
-      }
-      for (int64_t i = m0; i < m1; ++i)
-        for (int64_t j = n0; j < n1; ++j) c[i * N + j] = static_cast<T>(acc[i - m0][j - n0]);
-    }
-  }
-}
-
-}  // namespace stax_rt
-}  // namespace
-#endif  // STAX_RT_MATMUL
 
 // @section dispatch requires core
 #ifndef STAX_RT_DISPATCH

@@ -41,6 +41,19 @@ template <typename T, typename I> struct TransposeBlock {
   static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
 };
 
+// The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
+// NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
+// in mr x NR / width accumulator registers; and for an A of at most `mr_short` rows
+// (token-by-token inference), wider tiles of `nv_short` vectors (whole multiples of NR), so that
+// one or two rows still have enough independent sums to fill the FMA pipes (0: no such tiles).
+// Each isa/ file specializes it with the shapes measured best for its registers; this default
+// (12 accumulator registers, 16 in all) serves a set that does not.
+template <typename T, typename I> struct GemmTile {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC_CONFIG

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,10 @@
 #endif
 #if defined(__aarch64__)
 #include <arm_neon.h>
+#endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>  // sysconf: the GEMM reads the cache sizes
 #endif
 
 #ifdef _OPENMP
@@ -730,6 +735,19 @@ template <typename T, typename I> struct TransposeBlock {
   static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
 };
 
+// The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
+// NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
+// in mr x NR / width accumulator registers; and for an A of at most `mr_short` rows
+// (token-by-token inference), wider tiles of `nv_short` vectors (whole multiples of NR), so that
+// one or two rows still have enough independent sums to fill the FMA pipes (0: no such tiles).
+// Each isa/ file specializes it with the shapes measured best for its registers; this default
+// (12 accumulator registers, 16 in all) serves a set that does not.
+template <typename T, typename I> struct GemmTile {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC_CONFIG
@@ -893,6 +911,13 @@ STAX_VEC_SCALAR2(atan2)
 STAX_VEC_SCALAR2(pow)
 #undef STAX_VEC_SCALAR1
 #undef STAX_VEC_SCALAR2
+
+// GEMM tiles (stax_gemm_kernel.h): 4 x 2 float and 4 x 1 double scalar accumulators.
+template <typename T> struct GemmTile<T, IsaScalar> {
+  static constexpr int mr = 4;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
 
 }  // namespace stax_rt
 }  // namespace
@@ -2024,6 +2049,21 @@ template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {
 template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
 
+// GEMM tiles (stax_gemm_kernel.h) in 16 ymm registers: float 6 x 16 (12 accumulators, 2 rows of
+// B, 1 broadcast; at 2 FMA a cycle from L1 on Zen 5, where 5 x 16 and 12 x 8 reach 93%, 8 x 8
+// 86%, 3 x 32 77%), double 6 x 8 (a double Vec is 2 registers: 12 accumulators). Up to 2 rows
+// of A, 64 floats / 32 doubles wide: 1 x 64 and 2 x 64 floats reach 85% (1 x 16: 25%).
+template <> struct GemmTile<float, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 2;
+  static constexpr int nv_short = 8;
+};
+template <> struct GemmTile<double, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 1;
+  static constexpr int nv_short = 4;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_VEC_HAS_AVX2
@@ -2544,6 +2584,22 @@ template <> struct TransposeBlock<float, IsaAvx512> : AvxTranspose8x8<float> {};
 template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t> {};
 template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
+
+// GEMM tiles (stax_gemm_kernel.h): float 8 x 32, double 8 x 16 (a double Vec is 2 registers),
+// 16 zmm accumulators. Every tile from 6 x 64 to 14 x 32 runs at 2 FMA a cycle from L1 on Zen 5;
+// in the whole GEMM 8 rows measured best (A is packed by whole 8 x 8 transposes, and the ragged
+// last tile of a block is smaller). Up to 4 rows of A, 64 floats / 32 doubles wide: a 1 x 64
+// tile keeps 4 sums in flight (1 x 32: 2), 2 x 64 reaches 68% of peak from L1 (2 x 32: 40%).
+template <> struct GemmTile<float, IsaAvx512> {
+  static constexpr int mr = 8;
+  static constexpr int mr_short = 4;
+  static constexpr int nv_short = 4;
+};
+template <> struct GemmTile<double, IsaAvx512> {
+  static constexpr int mr = 8;
+  static constexpr int mr_short = 4;
+  static constexpr int nv_short = 2;
+};
 
 }  // namespace stax_rt
 }  // namespace

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,10 @@
 #endif
 #if defined(__aarch64__)
 #include <arm_neon.h>
+#endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>  // sysconf: the GEMM reads the cache sizes
 #endif
 
 #ifdef _OPENMP
@@ -208,6 +213,91 @@ template <typename To, typename From> inline To cast(From x) {
 }  // namespace
 #endif  // STAX_RT_CORE
 
+#ifndef STAX_RT_INTDIV
+#define STAX_RT_INTDIV
+namespace {
+namespace stax_rt {
+
+// Division with rounding and Python-style remainder. Float versions (two arguments) follow IEEE
+// (a zero divisor gives inf or nan) and PyTorch's c10 formulas. Integer versions take the error
+// flag: a zero divisor sets bit 1 of `err` and gives 0; INT_MIN / -1 wraps to INT_MIN (never
+// traps).
+template <typename T> inline T div_trunc(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return std::trunc(a / b);
+}
+
+template <typename T> inline T div_floor(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T(0.5)) floordiv += T(1);
+  return floordiv;
+}
+
+// torch.remainder: the result has the sign of the divisor.
+template <typename T> inline T remainder(T a, T b) {
+  static_assert(std::is_floating_point_v<T>, "integer remainder takes the error flag");
+  T mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
+template <typename T> inline T div_trunc(T a, T b, int& err) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return div_trunc(a, b);
+  } else {
+    if (b == 0) {
+      err |= 1;
+      return 0;
+    }
+    if (b == T(-1)) return neg(a);
+    return static_cast<T>(a / b);
+  }
+}
+
+template <typename T> inline T div_floor(T a, T b, int& err) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return div_floor(a, b);
+  } else {
+    if (b == 0) {
+      err |= 1;
+      return 0;
+    }
+    if (b == T(-1)) return neg(a);
+    T q = static_cast<T>(a / b);
+    const T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <typename T> inline T remainder(T a, T b, int& err) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err;
+    return remainder(a, b);
+  } else {
+    if (b == 0) {
+      err |= 1;
+      return 0;
+    }
+    if (b == T(-1)) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_INTDIV
+
 #ifndef STAX_RT_MATH
 #define STAX_RT_MATH
 namespace {
@@ -288,56 +378,99 @@ inline T pow(T base, T exp) {
 }  // namespace
 #endif  // STAX_RT_MATH
 
-#ifndef STAX_RT_MATMUL
-#define STAX_RT_MATMUL
+#ifndef STAX_RT_ACTIVATION
+#define STAX_RT_ACTIVATION
 namespace {
 namespace stax_rt {
 
-// Accumulator type of a product: float32 accumulates in double (accuracy first; the vectorized
-// kernels of a later stage block the sum instead).
-template <typename T> struct MatmulAcc { using type = T; };
-template <> struct MatmulAcc<float> { using type = double; };
-
-template <typename A, typename T> inline A mac(A acc, T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
-  else if constexpr (std::is_integral_v<T>) return add(acc, mul(a, b));
-  else return acc + static_cast<A>(a) * static_cast<A>(b);
+// The formulas of PyTorch's CPU kernels, computed in the value's own type.
+template <typename T> inline T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
+template <typename T> inline T silu(T x) { return x / (T(1) + exp(-x)); }
+template <typename T> inline T leaky_relu(T x, T slope) { return x > T(0) ? x : x * slope; }
+// gelu(approximate="none"): x/2 * (1 + erf(x / sqrt(2))).
+template <typename T> inline T gelu(T x) {
+  const T kAlpha = T(0.70710678118654752440);  // 1/sqrt(2)
+  return x * T(0.5) * (T(1) + erf(x * kAlpha));
 }
-
-// C[M, N] (dense, row-major) = A[M, K] * B[K, N], A and B with element strides. Blocked over
-// M and N so a tile of accumulators and a strip of B stay in L1; blocks run in parallel when the
-// product is large.
-template <typename T>
-inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk,
-                   int64_t b_sn, T* c, int64_t M, int64_t N, int64_t K) {
-  using Acc = typename MatmulAcc<T>::type;
-  constexpr int64_t kBM = 16, kBN = 64;
-  const int64_t mblocks = (M + kBM - 1) / kBM, nblocks = (N + kBN - 1) / kBN;
-  const bool large = M * N * K >= (int64_t(1) << 18);
-#pragma omp parallel for collapse(2) schedule(static) if (large)
-  for (int64_t bm = 0; bm < mblocks; ++bm) {
-    for (int64_t bn = 0; bn < nblocks; ++bn) {
-      const int64_t m0 = bm * kBM, n0 = bn * kBN;
-      const int64_t m1 = m0 + kBM < M ? m0 + kBM : M, n1 = n0 + kBN < N ? n0 + kBN : N;
-      Acc acc[kBM][kBN];
-      for (int64_t i = 0; i < m1 - m0; ++i)
-        for (int64_t j = 0; j < n1 - n0; ++j) acc[i][j] = Acc(0);
-      for (int64_t k = 0; k < K; ++k) {
-        for (int64_t i = m0; i < m1; ++i) {
-          const T aik = a[i * a_sm + k * a_sk];
-          const T* brow = b + k * b_sk;
-          for (int64_t j = n0; j < n1; ++j) acc[i - m0][j - n0] = mac(acc[i - m0][j - n0], aik, brow[j * b_sn]);
-        }
-      }
-      for (int64_t i = m0; i < m1; ++i)
-        for (int64_t j = n0; j < n1; ++j) c[i * N + j] = static_cast<T>(acc[i - m0][j - n0]);
-    }
-  }
+// gelu(approximate="tanh"): x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+template <typename T> inline T gelu_tanh(T x) {
+  const T kBeta = T(0.79788456080286535588);  // sqrt(2/pi)
+  const T kKappa = T(0.044715);
+  const T inner = kBeta * (x + kKappa * x * x * x);
+  return T(0.5) * x * (T(1) + tanh(inner));
 }
 
 }  // namespace stax_rt
 }  // namespace
-#endif  // STAX_RT_MATMUL
+#endif  // STAX_RT_ACTIVATION
+
+#ifndef STAX_RT_REDUCE
+#define STAX_RT_REDUCE
+namespace {
+namespace stax_rt {
+
+// argmax/argmin accumulator. PyTorch's rule: NaN wins over any number (the first NaN is the
+// answer); among equal values the lowest index wins. `index < 0` means empty.
+template <typename T> struct ArgAcc {
+  T value;
+  int64_t index;
+};
+template <typename T> inline ArgAcc<T> arg_init() { return ArgAcc<T>{T(0), -1}; }
+
+template <typename T> inline bool arg_beats(T a, int64_t ia, T b, int64_t ib, bool want_max) {
+  if (isnan(a)) return !isnan(b) || ia < ib;
+  if (isnan(b)) return false;
+  if (a == b) return ia < ib;
+  return want_max ? b < a : a < b;
+}
+template <typename T> inline void argmax_update(ArgAcc<T>& acc, T v, int64_t i) {
+  if (acc.index < 0 || arg_beats(v, i, acc.value, acc.index, true)) acc = ArgAcc<T>{v, i};
+}
+template <typename T> inline void argmin_update(ArgAcc<T>& acc, T v, int64_t i) {
+  if (acc.index < 0 || arg_beats(v, i, acc.value, acc.index, false)) acc = ArgAcc<T>{v, i};
+}
+// Combining partial accumulators (a parallel or blocked reduction).
+template <typename T> inline void argmax_combine(ArgAcc<T>& acc, const ArgAcc<T>& other) {
+  if (other.index >= 0) argmax_update(acc, other.value, other.index);
+}
+template <typename T> inline void argmin_combine(ArgAcc<T>& acc, const ArgAcc<T>& other) {
+  if (other.index >= 0) argmin_update(acc, other.value, other.index);
+}
+
+// Welford's running mean and M2 (sum of squared deviations), in double.
+struct Welford {
+  double mean = 0.0;
+  double m2 = 0.0;
+  int64_t n = 0;
+};
+inline void welford_update(Welford& w, double x) {
+  w.n += 1;
+  const double delta = x - w.mean;
+  w.mean += delta / static_cast<double>(w.n);
+  w.m2 += delta * (x - w.mean);
+}
+// Chan et al.'s parallel combination.
+inline void welford_combine(Welford& a, const Welford& b) {
+  if (b.n == 0) return;
+  if (a.n == 0) {
+    a = b;
+    return;
+  }
+  const double n = static_cast<double>(a.n + b.n);
+  const double delta = b.mean - a.mean;
+  a.mean += delta * static_cast<double>(b.n) / n;
+  a.m2 += b.m2 + delta * delta * static_cast<double>(a.n) * static_cast<double>(b.n) / n;
+  a.n += b.n;
+}
+// m2 / max(n - correction, 0): a non-positive divisor gives inf or nan, as PyTorch.
+inline double welford_var(const Welford& w, double correction) {
+  const double dof = static_cast<double>(w.n) - correction;
+  return w.m2 / (dof > 0.0 ? dof : 0.0);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_REDUCE
 
 #ifndef STAX_RT_WRAPPER
 #define STAX_RT_WRAPPER
@@ -567,6 +700,3166 @@ inline int finish_call(int code, char* message, std::size_t message_size) {
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_WRAPPER
+
+#ifndef STAX_RT_VEC_CONFIG
+#define STAX_RT_VEC_CONFIG
+
+namespace {
+namespace stax_rt {
+
+// I::width lanes of T (float, double, int32_t, int64_t), and I::width booleans. I is a tag type
+// of an isa/ file: `width` (lanes of every dtype) and `name`.
+template <typename T, typename I> struct Vec;
+template <typename I> struct Mask;
+
+// True when the compiler of this translation unit targets the instruction set I (each isa/ file
+// specializes it for its tag).
+template <typename I> inline constexpr bool isa_available = false;
+
+// Selects a conversion overload: convert(Vec<From, I>, VecTag<To>) (see cast below).
+template <typename T> struct VecTag {};
+
+// A conversion done lane by lane with the prelude's scalar cast (where no instruction does it).
+template <typename To, typename From, typename I> inline Vec<To, I> convert_lanes(Vec<From, I> x) {
+  From a[I::width];
+  To b[I::width];
+  x.storeu(a);
+  for (int i = 0; i < I::width; ++i) b[i] = cast<To>(a[i]);
+  return Vec<To, I>::loadu(b);
+}
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
+// transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
+template <typename T, typename I> struct TransposeBlock {
+  static constexpr int size = 1;
+  static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
+};
+
+// The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
+// NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
+// in mr x NR / width accumulator registers; and for an A of at most `mr_short` rows
+// (token-by-token inference), wider tiles of `nv_short` vectors (whole multiples of NR), so that
+// one or two rows still have enough independent sums to fill the FMA pipes (0: no such tiles).
+// Each isa/ file specializes it with the shapes measured best for its registers; this default
+// (12 accumulator registers, 16 in all) serves a set that does not.
+template <typename T, typename I> struct GemmTile {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC_CONFIG
+
+#ifndef STAX_RT_VEC_SCALAR
+#define STAX_RT_VEC_SCALAR
+#undef STAX_VEC_HAS_SCALAR
+#define STAX_VEC_HAS_SCALAR 1
+#if defined(STAX_ISA_SCALAR)
+#if defined(STAX_VEC_PINNED)
+#error "define at most one STAX_ISA_* macro"
+#endif
+#if !STAX_VEC_HAS_SCALAR
+#error "STAX_ISA_SCALAR needs a compiler targeting it (any compiler)"
+#endif
+#define STAX_VEC_PINNED stax_rt::IsaScalar
+#endif
+#if STAX_VEC_HAS_SCALAR
+#undef STAX_VEC_NATIVE
+#define STAX_VEC_NATIVE stax_rt::IsaScalar  // the widest so far (isa/ files come narrowest first)
+#endif
+namespace {
+namespace stax_rt {
+struct IsaScalar {
+  static constexpr int width = 1;
+  static constexpr const char* name = "scalar";
+};
+template <> inline constexpr bool isa_available<IsaScalar> = STAX_VEC_HAS_SCALAR != 0;
+}  // namespace stax_rt
+}  // namespace
+namespace {
+namespace stax_rt {
+
+// One lane: the prelude's scalar functions behind the Vec interface, so that a kernel written
+// against Vec<T, I> also builds without SIMD (and `--isa scalar` gives plain scalar loops).
+template <> struct Mask<IsaScalar> {
+  static constexpr int size = 1;
+  bool b;
+  Mask() = default;
+  explicit Mask(bool x) : b(x) {}
+  static Mask first(int n) { return Mask(n > 0); }
+  static Mask loadu(const bool* p) { return Mask(*p); }
+  static Mask loadu(const bool* p, int n) { return Mask(n > 0 && *p); }
+  void storeu(bool* p) const { *p = b; }
+  void storeu(bool* p, int n) const {
+    if (n > 0) *p = b;
+  }
+  bool lane(int) const { return b; }
+};
+
+template <typename T> struct Vec<T, IsaScalar> {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+                    std::is_same_v<T, int64_t>,
+                "Vec holds float, double, int32_t or int64_t (bool values are Masks)");
+  using value_type = T;
+  using isa = IsaScalar;
+  static constexpr int size = 1;
+  T v;
+  Vec() = default;
+  explicit Vec(T x) : v(x) {}
+  static Vec load(const T* p) { return Vec(*p); }
+  static Vec loadu(const T* p) { return Vec(*p); }
+  static Vec loadu(const T* p, int n) { return Vec(n > 0 ? *p : T(0)); }
+  static Vec loadu(const T* p, int n, T fill) { return Vec(n > 0 ? *p : fill); }
+  static Vec iota(T start) { return Vec(add(start, T(0))); }  // start + 0, as lane 0 of every set (-0 + 0 = +0)
+  void store(T* p) const { *p = v; }
+  void storeu(T* p) const { *p = v; }
+  void storeu(T* p, int n) const {
+    if (n > 0) *p = v;
+  }
+  void stream(T* p) const { *p = v; }
+  T lane(int) const { return v; }
+};
+
+template <typename T> using ScalarV = Vec<T, IsaScalar>;
+using ScalarM = Mask<IsaScalar>;
+
+inline ScalarM operator&(ScalarM a, ScalarM b) { return ScalarM(a.b && b.b); }
+inline ScalarM operator|(ScalarM a, ScalarM b) { return ScalarM(a.b || b.b); }
+inline ScalarM operator^(ScalarM a, ScalarM b) { return ScalarM(a.b != b.b); }
+inline ScalarM operator~(ScalarM a) { return ScalarM(!a.b); }
+inline bool any(ScalarM m) { return m.b; }
+inline bool all(ScalarM m) { return m.b; }
+
+template <typename T> inline ScalarV<T> operator+(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(add(a.v, b.v)); }
+template <typename T> inline ScalarV<T> operator-(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(sub(a.v, b.v)); }
+template <typename T> inline ScalarV<T> operator*(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(mul(a.v, b.v)); }
+template <typename T> inline ScalarV<T> operator/(ScalarV<T> a, ScalarV<T> b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag (div_trunc)");
+  return ScalarV<T>(a.v / b.v);
+}
+template <typename T> inline ScalarV<T> operator-(ScalarV<T> a) { return ScalarV<T>(neg(a.v)); }
+template <typename T> inline ScalarV<T> operator&(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(static_cast<T>(a.v & b.v)); }
+template <typename T> inline ScalarV<T> operator|(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(static_cast<T>(a.v | b.v)); }
+template <typename T> inline ScalarV<T> operator^(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(static_cast<T>(a.v ^ b.v)); }
+template <typename T> inline ScalarV<T> operator~(ScalarV<T> a) { return ScalarV<T>(static_cast<T>(~a.v)); }
+template <typename T> inline ScalarM operator==(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v == b.v); }
+template <typename T> inline ScalarM operator!=(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v != b.v); }
+template <typename T> inline ScalarM operator<(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v < b.v); }
+template <typename T> inline ScalarM operator<=(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v <= b.v); }
+template <typename T> inline ScalarM operator>(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v > b.v); }
+template <typename T> inline ScalarM operator>=(ScalarV<T> a, ScalarV<T> b) { return ScalarM(a.v >= b.v); }
+template <typename T> inline ScalarM isnan(ScalarV<T> a) { return ScalarM(isnan(a.v)); }
+// (bool has its own load_masked, for every set, in the `vec` section.)
+template <typename T, std::enable_if_t<!std::is_same_v<T, bool>, int> = 0>
+inline ScalarV<T> load_masked(const T* p, ScalarM m) {
+  return ScalarV<T>(m.b ? *p : T(0));
+}
+template <typename T> inline ScalarV<T> where(ScalarM m, ScalarV<T> a, ScalarV<T> b) { return m.b ? a : b; }
+template <typename T> inline ScalarV<T> maximum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(maximum(a.v, b.v)); }
+template <typename T> inline ScalarV<T> minimum(ScalarV<T> a, ScalarV<T> b) { return ScalarV<T>(minimum(a.v, b.v)); }
+template <typename T> inline ScalarV<T> abs(ScalarV<T> a) { return ScalarV<T>(abs(a.v)); }
+// std::fma rounds once but is a library call without FMA hardware; then two roundings. (AArch64
+// always has it.)
+template <typename T> inline ScalarV<T> fma(ScalarV<T> a, ScalarV<T> b, ScalarV<T> c) {
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+  return ScalarV<T>(std::fma(a.v, b.v, c.v));
+#else
+  return ScalarV<T>(a.v * b.v + c.v);
+#endif
+}
+template <typename T> inline T reduce_sum(ScalarV<T> a) { return a.v; }
+
+template <typename To, typename From> inline ScalarV<To> convert(ScalarV<From> x, VecTag<To>) {
+  return ScalarV<To>(cast<To>(x.v));
+}
+
+// Rounding, sqrt and the transcendentals: the prelude's scalar functions (SLEEF scalar, same
+// accuracy class as the vector ones).
+#define STAX_VEC_SCALAR1(NAME) \
+  template <typename T> inline ScalarV<T> NAME(ScalarV<T> x) { return ScalarV<T>(stax_rt::NAME(x.v)); }
+#define STAX_VEC_SCALAR2(NAME)                                                            \
+  template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>           \
+  inline ScalarV<T> NAME(ScalarV<T> x, ScalarV<T> y) {                                    \
+    return ScalarV<T>(stax_rt::NAME(x.v, y.v));                                           \
+  }
+STAX_VEC_SCALAR1(floor)
+STAX_VEC_SCALAR1(ceil)
+STAX_VEC_SCALAR1(trunc)
+STAX_VEC_SCALAR1(round)
+STAX_VEC_SCALAR1(sqrt)
+STAX_VEC_SCALAR1(exp)
+STAX_VEC_SCALAR1(exp2)
+STAX_VEC_SCALAR1(expm1)
+STAX_VEC_SCALAR1(log)
+STAX_VEC_SCALAR1(log2)
+STAX_VEC_SCALAR1(log10)
+template <typename T> inline ScalarV<T> sleef_log1p(ScalarV<T> x) { return ScalarV<T>(stax_rt::log1p(x.v)); }
+STAX_VEC_SCALAR1(sin)
+STAX_VEC_SCALAR1(cos)
+STAX_VEC_SCALAR1(tan)
+STAX_VEC_SCALAR1(asin)
+STAX_VEC_SCALAR1(acos)
+STAX_VEC_SCALAR1(atan)
+STAX_VEC_SCALAR1(sinh)
+STAX_VEC_SCALAR1(cosh)
+STAX_VEC_SCALAR1(tanh)
+STAX_VEC_SCALAR1(erf)
+STAX_VEC_SCALAR1(erfc)
+STAX_VEC_SCALAR2(atan2)
+STAX_VEC_SCALAR2(pow)
+#undef STAX_VEC_SCALAR1
+#undef STAX_VEC_SCALAR2
+
+// GEMM tiles (stax_gemm_kernel.h): 4 x 2 float and 4 x 1 double scalar accumulators.
+template <typename T> struct GemmTile<T, IsaScalar> {
+  static constexpr int mr = 4;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC_SCALAR
+
+#ifndef STAX_RT_VEC_NEON
+#define STAX_RT_VEC_NEON
+#undef STAX_VEC_HAS_NEON
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define STAX_VEC_HAS_NEON 1
+#else
+#define STAX_VEC_HAS_NEON 0
+#endif
+#if defined(STAX_ISA_NEON)
+#if defined(STAX_VEC_PINNED)
+#error "define at most one STAX_ISA_* macro"
+#endif
+#if !STAX_VEC_HAS_NEON
+#error "STAX_ISA_NEON needs a compiler targeting AArch64 (aarch64-linux-gnu-g++, or g++ on an arm64 machine)"
+#endif
+#define STAX_VEC_PINNED stax_rt::IsaNeon
+#endif
+#if STAX_VEC_HAS_NEON
+#undef STAX_VEC_NATIVE
+#define STAX_VEC_NATIVE stax_rt::IsaNeon  // the widest so far (isa/ files come narrowest first)
+#endif
+namespace {
+namespace stax_rt {
+struct IsaNeon {
+  static constexpr int width = 4;
+  static constexpr const char* name = "neon";
+};
+template <> inline constexpr bool isa_available<IsaNeon> = STAX_VEC_HAS_NEON != 0;
+}  // namespace stax_rt
+}  // namespace
+#if STAX_VEC_HAS_NEON
+namespace {
+namespace stax_rt {
+
+// Lanes [0, n) all ones.
+inline uint32x4_t neon_first(int n) {
+  static const int32_t iota[4] = {0, 1, 2, 3};
+  return vcltq_s32(vld1q_s32(iota), vdupq_n_s32(n));
+}
+// The 32-bit lanes 0-1 (2-3) of a mask widened to 64-bit lanes, and two 64-bit masks narrowed to
+// 32-bit lanes (UZP1 keeps the low half of each lane).
+inline uint64x2_t neon_lo64(uint32x4_t m) {
+  return vreinterpretq_u64_s64(vmovl_s32(vget_low_s32(vreinterpretq_s32_u32(m))));
+}
+inline uint64x2_t neon_hi64(uint32x4_t m) { return vreinterpretq_u64_s64(vmovl_high_s32(vreinterpretq_s32_u32(m))); }
+inline uint32x4_t neon_join64(uint64x2_t lo, uint64x2_t hi) {
+  return vuzp1q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi));
+}
+// The first n elements (0 <= n <= 4) between memory and a 4-element buffer: the tails.
+template <typename T> inline void neon_copy(T* dst, const T* src, int n) {
+  std::memcpy(dst, src, sizeof(T) * static_cast<std::size_t>(n));
+}
+
+template <> struct Mask<IsaNeon> {
+  static constexpr int size = 4;
+  uint32x4_t m;
+  Mask() = default;
+  explicit Mask(uint32x4_t bits) : m(bits) {}
+  explicit Mask(bool b) : m(vdupq_n_u32(b ? 0xFFFFFFFFu : 0u)) {}
+  static Mask first(int n) { return Mask(neon_first(n)); }
+  static Mask loadu(const bool* p) {
+    uint32_t bytes;
+    std::memcpy(&bytes, p, 4);
+    const uint32x4_t w = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(bytes)))));
+    return Mask(vtstq_u32(w, w));
+  }
+  static Mask loadu(const bool* p, int n) {
+    unsigned char b[4] = {};
+    std::memcpy(b, p, static_cast<std::size_t>(n));
+    return loadu(reinterpret_cast<const bool*>(b));
+  }
+  void storeu(bool* p) const {
+    const uint16x4_t h = vmovn_u32(vandq_u32(m, vdupq_n_u32(1)));
+    const uint32_t bytes = vget_lane_u32(vreinterpret_u32_u8(vmovn_u16(vcombine_u16(h, h))), 0);
+    std::memcpy(p, &bytes, 4);
+  }
+  void storeu(bool* p, int n) const {
+    unsigned char b[4];
+    storeu(reinterpret_cast<bool*>(b));
+    std::memcpy(p, b, static_cast<std::size_t>(n));
+  }
+  bool lane(int i) const {
+    uint32_t a[4];
+    vst1q_u32(a, m);
+    return a[i] != 0;
+  }
+  uint64x2_t lo64() const { return neon_lo64(m); }
+  uint64x2_t hi64() const { return neon_hi64(m); }
+  static Mask join64(uint64x2_t lo, uint64x2_t hi) { return Mask(neon_join64(lo, hi)); }
+};
+
+template <> struct Vec<float, IsaNeon> {
+  using value_type = float;
+  using isa = IsaNeon;
+  static constexpr int size = 4;
+  float32x4_t v;
+  Vec() = default;
+  explicit Vec(float32x4_t x) : v(x) {}
+  explicit Vec(float x) : v(vdupq_n_f32(x)) {}
+  static Vec load(const float* p) { return Vec(vld1q_f32(p)); }
+  static Vec loadu(const float* p) { return Vec(vld1q_f32(p)); }
+  static Vec loadu(const float* p, int n) { return loadu(p, n, 0.0f); }
+  static Vec loadu(const float* p, int n, float fill) {
+    float b[4] = {fill, fill, fill, fill};
+    neon_copy(b, p, n);
+    return loadu(b);
+  }
+  static Vec iota(float start) {
+    static const float k[4] = {0, 1, 2, 3};
+    return Vec(vaddq_f32(vdupq_n_f32(start), vld1q_f32(k)));
+  }
+  void store(float* p) const { vst1q_f32(p, v); }
+  void storeu(float* p) const { vst1q_f32(p, v); }
+  void storeu(float* p, int n) const {
+    float b[4];
+    storeu(b);
+    neon_copy(p, b, n);
+  }
+  void stream(float* p) const { vst1q_f32(p, v); }
+  float lane(int i) const {
+    float a[4];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<double, IsaNeon> {
+  using value_type = double;
+  using isa = IsaNeon;
+  static constexpr int size = 4;
+  float64x2_t lo, hi;
+  Vec() = default;
+  Vec(float64x2_t l, float64x2_t h) : lo(l), hi(h) {}
+  explicit Vec(double x) : lo(vdupq_n_f64(x)), hi(lo) {}
+  static Vec load(const double* p) { return Vec(vld1q_f64(p), vld1q_f64(p + 2)); }
+  static Vec loadu(const double* p) { return Vec(vld1q_f64(p), vld1q_f64(p + 2)); }
+  static Vec loadu(const double* p, int n) { return loadu(p, n, 0.0); }
+  static Vec loadu(const double* p, int n, double fill) {
+    double b[4] = {fill, fill, fill, fill};
+    neon_copy(b, p, n);
+    return loadu(b);
+  }
+  static Vec iota(double start) {
+    static const double k[4] = {0, 1, 2, 3};
+    const float64x2_t s = vdupq_n_f64(start);
+    return Vec(vaddq_f64(s, vld1q_f64(k)), vaddq_f64(s, vld1q_f64(k + 2)));
+  }
+  void store(double* p) const { storeu(p); }
+  void storeu(double* p) const {
+    vst1q_f64(p, lo);
+    vst1q_f64(p + 2, hi);
+  }
+  void storeu(double* p, int n) const {
+    double b[4];
+    storeu(b);
+    neon_copy(p, b, n);
+  }
+  void stream(double* p) const { storeu(p); }
+  double lane(int i) const {
+    double a[4];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int32_t, IsaNeon> {
+  using value_type = int32_t;
+  using isa = IsaNeon;
+  static constexpr int size = 4;
+  int32x4_t v;
+  Vec() = default;
+  explicit Vec(int32x4_t x) : v(x) {}
+  explicit Vec(int32_t x) : v(vdupq_n_s32(x)) {}
+  static Vec load(const int32_t* p) { return Vec(vld1q_s32(p)); }
+  static Vec loadu(const int32_t* p) { return Vec(vld1q_s32(p)); }
+  static Vec loadu(const int32_t* p, int n) { return loadu(p, n, 0); }
+  static Vec loadu(const int32_t* p, int n, int32_t fill) {
+    int32_t b[4] = {fill, fill, fill, fill};
+    neon_copy(b, p, n);
+    return loadu(b);
+  }
+  static Vec iota(int32_t start) {
+    static const int32_t k[4] = {0, 1, 2, 3};
+    return Vec(vaddq_s32(vdupq_n_s32(start), vld1q_s32(k)));
+  }
+  void store(int32_t* p) const { vst1q_s32(p, v); }
+  void storeu(int32_t* p) const { vst1q_s32(p, v); }
+  void storeu(int32_t* p, int n) const {
+    int32_t b[4];
+    storeu(b);
+    neon_copy(p, b, n);
+  }
+  void stream(int32_t* p) const { vst1q_s32(p, v); }
+  int32_t lane(int i) const {
+    int32_t a[4];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int64_t, IsaNeon> {
+  using value_type = int64_t;
+  using isa = IsaNeon;
+  static constexpr int size = 4;
+  int64x2_t lo, hi;
+  Vec() = default;
+  Vec(int64x2_t l, int64x2_t h) : lo(l), hi(h) {}
+  explicit Vec(int64_t x) : lo(vdupq_n_s64(x)), hi(lo) {}
+  // (int64_t is long on AArch64 Linux, the element type of vld1q_s64.)
+  static Vec load(const int64_t* p) { return loadu(p); }
+  static Vec loadu(const int64_t* p) { return Vec(vld1q_s64(p), vld1q_s64(p + 2)); }
+  static Vec loadu(const int64_t* p, int n) { return loadu(p, n, 0); }
+  static Vec loadu(const int64_t* p, int n, int64_t fill) {
+    int64_t b[4] = {fill, fill, fill, fill};
+    neon_copy(b, p, n);
+    return loadu(b);
+  }
+  static Vec iota(int64_t start) {
+    static const int64_t k[4] = {0, 1, 2, 3};
+    const int64x2_t s = vdupq_n_s64(start);
+    return Vec(vaddq_s64(s, vld1q_s64(k)), vaddq_s64(s, vld1q_s64(k + 2)));
+  }
+  void store(int64_t* p) const { storeu(p); }
+  void storeu(int64_t* p) const {
+    vst1q_s64(p, lo);
+    vst1q_s64(p + 2, hi);
+  }
+  void storeu(int64_t* p, int n) const {
+    int64_t b[4];
+    storeu(b);
+    neon_copy(p, b, n);
+  }
+  void stream(int64_t* p) const { storeu(p); }
+  int64_t lane(int i) const {
+    int64_t a[4];
+    storeu(a);
+    return a[i];
+  }
+};
+
+using NeonM = Mask<IsaNeon>;
+using NeonF = Vec<float, IsaNeon>;
+using NeonD = Vec<double, IsaNeon>;
+using NeonI = Vec<int32_t, IsaNeon>;
+using NeonL = Vec<int64_t, IsaNeon>;
+
+// ---- masks ----
+inline NeonM operator&(NeonM a, NeonM b) { return NeonM(vandq_u32(a.m, b.m)); }
+inline NeonM operator|(NeonM a, NeonM b) { return NeonM(vorrq_u32(a.m, b.m)); }
+inline NeonM operator^(NeonM a, NeonM b) { return NeonM(veorq_u32(a.m, b.m)); }
+inline NeonM operator~(NeonM a) { return NeonM(vmvnq_u32(a.m)); }
+inline bool any(NeonM m) { return vmaxvq_u32(m.m) != 0; }
+inline bool all(NeonM m) { return vminvq_u32(m.m) != 0; }
+
+// ---- float32 ----
+inline NeonF operator+(NeonF a, NeonF b) { return NeonF(vaddq_f32(a.v, b.v)); }
+inline NeonF operator-(NeonF a, NeonF b) { return NeonF(vsubq_f32(a.v, b.v)); }
+inline NeonF operator*(NeonF a, NeonF b) { return NeonF(vmulq_f32(a.v, b.v)); }
+inline NeonF operator/(NeonF a, NeonF b) { return NeonF(vdivq_f32(a.v, b.v)); }
+inline NeonF operator-(NeonF a) { return NeonF(vnegq_f32(a.v)); }
+inline NeonF fma(NeonF a, NeonF b, NeonF c) { return NeonF(vfmaq_f32(c.v, a.v, b.v)); }
+inline NeonF abs(NeonF a) { return NeonF(vabsq_f32(a.v)); }
+inline NeonF sqrt(NeonF a) { return NeonF(vsqrtq_f32(a.v)); }
+inline NeonF floor(NeonF a) { return NeonF(vrndmq_f32(a.v)); }
+inline NeonF ceil(NeonF a) { return NeonF(vrndpq_f32(a.v)); }
+inline NeonF trunc(NeonF a) { return NeonF(vrndq_f32(a.v)); }
+inline NeonF round(NeonF a) { return NeonF(vrndnq_f32(a.v)); }
+inline NeonM operator==(NeonF a, NeonF b) { return NeonM(vceqq_f32(a.v, b.v)); }
+inline NeonM operator!=(NeonF a, NeonF b) { return NeonM(vmvnq_u32(vceqq_f32(a.v, b.v))); }
+inline NeonM operator<(NeonF a, NeonF b) { return NeonM(vcltq_f32(a.v, b.v)); }
+inline NeonM operator<=(NeonF a, NeonF b) { return NeonM(vcleq_f32(a.v, b.v)); }
+inline NeonM operator>(NeonF a, NeonF b) { return NeonM(vcgtq_f32(a.v, b.v)); }
+inline NeonM operator>=(NeonF a, NeonF b) { return NeonM(vcgeq_f32(a.v, b.v)); }
+inline NeonM isnan(NeonF a) { return a != a; }
+inline NeonF where(NeonM m, NeonF a, NeonF b) { return NeonF(vbslq_f32(m.m, a.v, b.v)); }
+// b where `a < b`, or where b alone is NaN; else a (a NaN a included).
+inline NeonF maximum(NeonF a, NeonF b) {
+  const uint32x4_t b_only_nan = vbicq_u32(vceqq_f32(a.v, a.v), vceqq_f32(b.v, b.v));
+  return NeonF(vbslq_f32(vorrq_u32(vcltq_f32(a.v, b.v), b_only_nan), b.v, a.v));
+}
+inline NeonF minimum(NeonF a, NeonF b) {
+  const uint32x4_t b_only_nan = vbicq_u32(vceqq_f32(a.v, a.v), vceqq_f32(b.v, b.v));
+  return NeonF(vbslq_f32(vorrq_u32(vcltq_f32(b.v, a.v), b_only_nan), b.v, a.v));
+}
+// Halves folded: (l0+l2) + (l1+l3).
+inline float reduce_sum(NeonF a) {
+  const float32x2_t s = vadd_f32(vget_low_f32(a.v), vget_high_f32(a.v));
+  return vget_lane_f32(s, 0) + vget_lane_f32(s, 1);
+}
+
+// ---- float64 ----
+#define STAX_VEC_D_BINARY(OP, INTRIN) \
+  inline NeonD operator OP(NeonD a, NeonD b) { return NeonD(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_D_BINARY(+, vaddq_f64)
+STAX_VEC_D_BINARY(-, vsubq_f64)
+STAX_VEC_D_BINARY(*, vmulq_f64)
+STAX_VEC_D_BINARY(/, vdivq_f64)
+#undef STAX_VEC_D_BINARY
+#define STAX_VEC_D_UNARY(NAME, INTRIN) \
+  inline NeonD NAME(NeonD a) { return NeonD(INTRIN(a.lo), INTRIN(a.hi)); }
+STAX_VEC_D_UNARY(operator-, vnegq_f64)
+STAX_VEC_D_UNARY(abs, vabsq_f64)
+STAX_VEC_D_UNARY(sqrt, vsqrtq_f64)
+STAX_VEC_D_UNARY(floor, vrndmq_f64)
+STAX_VEC_D_UNARY(ceil, vrndpq_f64)
+STAX_VEC_D_UNARY(trunc, vrndq_f64)
+STAX_VEC_D_UNARY(round, vrndnq_f64)
+#undef STAX_VEC_D_UNARY
+inline NeonD fma(NeonD a, NeonD b, NeonD c) { return NeonD(vfmaq_f64(c.lo, a.lo, b.lo), vfmaq_f64(c.hi, a.hi, b.hi)); }
+#define STAX_VEC_CMP_PD(OP, INTRIN) \
+  inline NeonM operator OP(NeonD a, NeonD b) { return NeonM::join64(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_CMP_PD(==, vceqq_f64)
+STAX_VEC_CMP_PD(<, vcltq_f64)
+STAX_VEC_CMP_PD(<=, vcleq_f64)
+STAX_VEC_CMP_PD(>, vcgtq_f64)
+STAX_VEC_CMP_PD(>=, vcgeq_f64)
+#undef STAX_VEC_CMP_PD
+inline NeonM operator!=(NeonD a, NeonD b) { return ~(a == b); }
+inline NeonM isnan(NeonD a) { return a != a; }
+inline NeonD where(NeonM m, NeonD a, NeonD b) {
+  return NeonD(vbslq_f64(m.lo64(), a.lo, b.lo), vbslq_f64(m.hi64(), a.hi, b.hi));
+}
+inline float64x2_t neon_maximum_f64(float64x2_t a, float64x2_t b) {
+  const uint64x2_t b_only_nan = vbicq_u64(vceqq_f64(a, a), vceqq_f64(b, b));
+  return vbslq_f64(vorrq_u64(vcltq_f64(a, b), b_only_nan), b, a);
+}
+inline float64x2_t neon_minimum_f64(float64x2_t a, float64x2_t b) {
+  const uint64x2_t b_only_nan = vbicq_u64(vceqq_f64(a, a), vceqq_f64(b, b));
+  return vbslq_f64(vorrq_u64(vcltq_f64(b, a), b_only_nan), b, a);
+}
+inline NeonD maximum(NeonD a, NeonD b) { return NeonD(neon_maximum_f64(a.lo, b.lo), neon_maximum_f64(a.hi, b.hi)); }
+inline NeonD minimum(NeonD a, NeonD b) { return NeonD(neon_minimum_f64(a.lo, b.lo), neon_minimum_f64(a.hi, b.hi)); }
+// (l0+l2) + (l1+l3).
+inline double reduce_sum(NeonD a) {
+  const float64x2_t s = vaddq_f64(a.lo, a.hi);
+  return vgetq_lane_f64(s, 0) + vgetq_lane_f64(s, 1);
+}
+
+// ---- int32 (wrapping) ----
+inline NeonI operator+(NeonI a, NeonI b) { return NeonI(vaddq_s32(a.v, b.v)); }
+inline NeonI operator-(NeonI a, NeonI b) { return NeonI(vsubq_s32(a.v, b.v)); }
+inline NeonI operator*(NeonI a, NeonI b) { return NeonI(vmulq_s32(a.v, b.v)); }
+inline NeonI operator-(NeonI a) { return NeonI(vnegq_s32(a.v)); }
+inline NeonI operator&(NeonI a, NeonI b) { return NeonI(vandq_s32(a.v, b.v)); }
+inline NeonI operator|(NeonI a, NeonI b) { return NeonI(vorrq_s32(a.v, b.v)); }
+inline NeonI operator^(NeonI a, NeonI b) { return NeonI(veorq_s32(a.v, b.v)); }
+inline NeonI operator~(NeonI a) { return NeonI(vmvnq_s32(a.v)); }
+inline NeonI abs(NeonI a) { return NeonI(vabsq_s32(a.v)); }
+inline NeonI maximum(NeonI a, NeonI b) { return NeonI(vmaxq_s32(a.v, b.v)); }
+inline NeonI minimum(NeonI a, NeonI b) { return NeonI(vminq_s32(a.v, b.v)); }
+inline NeonM operator==(NeonI a, NeonI b) { return NeonM(vceqq_s32(a.v, b.v)); }
+inline NeonM operator!=(NeonI a, NeonI b) { return NeonM(vmvnq_u32(vceqq_s32(a.v, b.v))); }
+inline NeonM operator<(NeonI a, NeonI b) { return NeonM(vcltq_s32(a.v, b.v)); }
+inline NeonM operator<=(NeonI a, NeonI b) { return NeonM(vcleq_s32(a.v, b.v)); }
+inline NeonM operator>(NeonI a, NeonI b) { return NeonM(vcgtq_s32(a.v, b.v)); }
+inline NeonM operator>=(NeonI a, NeonI b) { return NeonM(vcgeq_s32(a.v, b.v)); }
+inline NeonI where(NeonM m, NeonI a, NeonI b) { return NeonI(vbslq_s32(m.m, a.v, b.v)); }
+
+// ---- int64 (wrapping) ----
+// Lane by lane in unsigned arithmetic (no instruction multiplies 64-bit lanes).
+inline int64x2_t neon_mul_s64(int64x2_t a, int64x2_t b) {
+  const uint64x2_t ua = vreinterpretq_u64_s64(a), ub = vreinterpretq_u64_s64(b);
+  const uint64_t p0 = vgetq_lane_u64(ua, 0) * vgetq_lane_u64(ub, 0);
+  const uint64_t p1 = vgetq_lane_u64(ua, 1) * vgetq_lane_u64(ub, 1);
+  return vreinterpretq_s64_u64(vsetq_lane_u64(p1, vdupq_n_u64(p0), 1));
+}
+#define STAX_VEC_L_BINARY(OP, INTRIN) \
+  inline NeonL operator OP(NeonL a, NeonL b) { return NeonL(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_L_BINARY(+, vaddq_s64)
+STAX_VEC_L_BINARY(-, vsubq_s64)
+STAX_VEC_L_BINARY(*, neon_mul_s64)
+STAX_VEC_L_BINARY(&, vandq_s64)
+STAX_VEC_L_BINARY(|, vorrq_s64)
+STAX_VEC_L_BINARY(^, veorq_s64)
+#undef STAX_VEC_L_BINARY
+inline NeonL operator-(NeonL a) { return NeonL(vnegq_s64(a.lo), vnegq_s64(a.hi)); }
+inline NeonL operator~(NeonL a) { return a ^ NeonL(int64_t(-1)); }
+inline NeonL abs(NeonL a) { return NeonL(vabsq_s64(a.lo), vabsq_s64(a.hi)); }
+#define STAX_VEC_L_CMP(OP, INTRIN) \
+  inline NeonM operator OP(NeonL a, NeonL b) { return NeonM::join64(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_L_CMP(==, vceqq_s64)
+STAX_VEC_L_CMP(<, vcltq_s64)
+STAX_VEC_L_CMP(<=, vcleq_s64)
+STAX_VEC_L_CMP(>, vcgtq_s64)
+STAX_VEC_L_CMP(>=, vcgeq_s64)
+#undef STAX_VEC_L_CMP
+inline NeonM operator!=(NeonL a, NeonL b) { return ~(a == b); }
+inline NeonL where(NeonM m, NeonL a, NeonL b) {
+  return NeonL(vbslq_s64(m.lo64(), a.lo, b.lo), vbslq_s64(m.hi64(), a.hi, b.hi));
+}
+inline NeonL maximum(NeonL a, NeonL b) {
+  return NeonL(vbslq_s64(vcgtq_s64(b.lo, a.lo), b.lo, a.lo), vbslq_s64(vcgtq_s64(b.hi, a.hi), b.hi, a.hi));
+}
+inline NeonL minimum(NeonL a, NeonL b) {
+  return NeonL(vbslq_s64(vcgtq_s64(a.lo, b.lo), b.lo, a.lo), vbslq_s64(vcgtq_s64(a.hi, b.hi), b.hi, a.hi));
+}
+
+// ---- masked loads (the `masked` bodies of cat and pad): lanes where m is false are 0 and
+// their addresses are never read (no instruction masks a load: the lanes one by one, or one
+// whole load when every lane is wanted) ----
+template <typename T> inline Vec<T, IsaNeon> neon_load_masked(const T* p, NeonM m) {
+  if (all(m)) return Vec<T, IsaNeon>::loadu(p);
+  uint32_t want[4];
+  vst1q_u32(want, m.m);
+  T b[4];
+  for (int i = 0; i < 4; ++i) b[i] = want[i] != 0 ? p[i] : T(0);
+  return Vec<T, IsaNeon>::loadu(b);
+}
+inline NeonF load_masked(const float* p, NeonM m) { return neon_load_masked(p, m); }
+inline NeonD load_masked(const double* p, NeonM m) { return neon_load_masked(p, m); }
+inline NeonI load_masked(const int32_t* p, NeonM m) { return neon_load_masked(p, m); }
+inline NeonL load_masked(const int64_t* p, NeonM m) { return neon_load_masked(p, m); }
+
+// ---- conversions (cast<To>(v) picks these; semantics of stax_rt::cast, see the top) ----
+inline NeonD convert(NeonF x, VecTag<double>) { return NeonD(vcvt_f64_f32(vget_low_f32(x.v)), vcvt_high_f64_f32(x.v)); }
+inline NeonF convert(NeonD x, VecTag<float>) { return NeonF(vcvt_high_f32_f64(vcvt_f32_f64(x.lo), x.hi)); }
+inline NeonF convert(NeonI x, VecTag<float>) { return NeonF(vcvtq_f32_s32(x.v)); }
+inline NeonL convert(NeonI x, VecTag<int64_t>) { return NeonL(vmovl_s32(vget_low_s32(x.v)), vmovl_high_s32(x.v)); }
+inline NeonD convert(NeonI x, VecTag<double>) {
+  const NeonL w = convert(x, VecTag<int64_t>());
+  return NeonD(vcvtq_f64_s64(w.lo), vcvtq_f64_s64(w.hi));
+}
+inline NeonI convert(NeonL x, VecTag<int32_t>) { return NeonI(vmovn_high_s64(vmovn_s64(x.lo), x.hi)); }
+inline NeonD convert(NeonL x, VecTag<double>) { return NeonD(vcvtq_f64_s64(x.lo), vcvtq_f64_s64(x.hi)); }
+inline NeonF convert(NeonL x, VecTag<float>) { return convert_lanes<float>(x); }
+inline NeonI convert(NeonF x, VecTag<int32_t>) { return NeonI(vcvtq_s32_f32(x.v)); }
+inline NeonL convert(NeonD x, VecTag<int64_t>) { return NeonL(vcvtq_s64_f64(x.lo), vcvtq_s64_f64(x.hi)); }
+inline NeonL convert(NeonF x, VecTag<int64_t>) { return convert(convert(x, VecTag<double>()), VecTag<int64_t>()); }
+inline NeonI convert(NeonD x, VecTag<int32_t>) {
+  return NeonI(vqmovn_high_s64(vqmovn_s64(vcvtq_s64_f64(x.lo)), vcvtq_s64_f64(x.hi)));
+}
+
+// ---- bits of float32 lanes (the inline float32 exp, erf and tanh of the `vec` section) ----
+inline NeonI bit_cast_i32(NeonF x) { return NeonI(vreinterpretq_s32_f32(x.v)); }
+inline NeonF bit_cast_f32(NeonI x) { return NeonF(vreinterpretq_f32_s32(x.v)); }
+// SSHL shifts by a register, left for a positive count and right (arithmetic) for a negative one.
+// SSHL takes the count's low byte as signed (255 shifts right by 1): a count outside [0, 31] is
+// made explicit, 0 for a left shift and the sign in every bit for a right one (stax_vec.h's rule).
+inline NeonI shift_left(NeonI x, int n) {
+  if (n < 0 || n > 31) return NeonI(vdupq_n_s32(0));
+  return NeonI(vshlq_s32(x.v, vdupq_n_s32(n)));
+}
+inline NeonI shift_right_arith(NeonI x, int n) {
+  const int count = n < 0 || n > 31 ? 31 : n;
+  return NeonI(vshlq_s32(x.v, vdupq_n_s32(-count)));
+}
+
+// ---- transcendentals: SLEEF 3.5's AdvSIMD functions, called directly; float32 exp, erf and
+// tanh are the `vec` section's inline ones ----
+#define STAX_VEC_SLEEF1_D(NAME, FN_D) \
+  inline NeonD NAME(NeonD x) { return NeonD(FN_D(x.lo), FN_D(x.hi)); }
+#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                \
+  inline NeonF NAME(NeonF x) { return NeonF(FN_F(x.v)); } \
+  STAX_VEC_SLEEF1_D(NAME, FN_D)
+#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                \
+  inline NeonF NAME(NeonF x, NeonF y) { return NeonF(FN_F(x.v, y.v)); }  \
+  inline NeonD NAME(NeonD x, NeonD y) { return NeonD(FN_D(x.lo, y.lo), FN_D(x.hi, y.hi)); }
+STAX_VEC_SLEEF1_D(exp, Sleef_expd2_u10advsimd)
+STAX_VEC_SLEEF1(exp2, Sleef_exp2f4_u10advsimd, Sleef_exp2d2_u10advsimd)
+STAX_VEC_SLEEF1(expm1, Sleef_expm1f4_u10advsimd, Sleef_expm1d2_u10advsimd)
+STAX_VEC_SLEEF1(log, Sleef_logf4_u10advsimd, Sleef_logd2_u10advsimd)
+STAX_VEC_SLEEF1(log2, Sleef_log2f4_u10advsimd, Sleef_log2d2_u10advsimd)
+STAX_VEC_SLEEF1(log10, Sleef_log10f4_u10advsimd, Sleef_log10d2_u10advsimd)
+STAX_VEC_SLEEF1(sleef_log1p, Sleef_log1pf4_u10advsimd, Sleef_log1pd2_u10advsimd)
+STAX_VEC_SLEEF1(sin, Sleef_sinf4_u10advsimd, Sleef_sind2_u10advsimd)
+STAX_VEC_SLEEF1(cos, Sleef_cosf4_u10advsimd, Sleef_cosd2_u10advsimd)
+STAX_VEC_SLEEF1(tan, Sleef_tanf4_u10advsimd, Sleef_tand2_u10advsimd)
+STAX_VEC_SLEEF1(asin, Sleef_asinf4_u10advsimd, Sleef_asind2_u10advsimd)
+STAX_VEC_SLEEF1(acos, Sleef_acosf4_u10advsimd, Sleef_acosd2_u10advsimd)
+STAX_VEC_SLEEF1(atan, Sleef_atanf4_u10advsimd, Sleef_atand2_u10advsimd)
+STAX_VEC_SLEEF1(sinh, Sleef_sinhf4_u10advsimd, Sleef_sinhd2_u10advsimd)
+STAX_VEC_SLEEF1(cosh, Sleef_coshf4_u10advsimd, Sleef_coshd2_u10advsimd)
+STAX_VEC_SLEEF1_D(tanh, Sleef_tanhd2_u10advsimd)
+STAX_VEC_SLEEF1_D(erf, Sleef_erfd2_u10advsimd)
+STAX_VEC_SLEEF1(erfc, Sleef_erfcf4_u15advsimd, Sleef_erfcd2_u15advsimd)
+STAX_VEC_SLEEF2(atan2, Sleef_atan2f4_u10advsimd, Sleef_atan2d2_u10advsimd)
+STAX_VEC_SLEEF2(pow, Sleef_powf4_u10advsimd, Sleef_powd2_u10advsimd)
+#undef STAX_VEC_SLEEF1
+#undef STAX_VEC_SLEEF1_D
+#undef STAX_VEC_SLEEF2
+
+// ---- tile transposes (the 2-D tiled form of §8.2; stax_vec.h, transpose_tile) ----
+// Rows and columns move as bits (memcpy in and out of registers, so any element type may pass
+// through the integer lanes): NaN payloads and signed zeros come through.
+inline uint32x4_t neon_bits32(const void* p) {
+  uint32x4_t r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+}
+inline uint64x2_t neon_bits64(const void* p) {
+  uint64x2_t r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+}
+template <typename R> inline void neon_put(void* p, R r) { std::memcpy(p, &r, sizeof r); }
+
+// 4 x 4 four-byte lanes: pairs of rows interleaved (TRN1/TRN2 on 32-bit lanes), then their
+// 64-bit halves (TRN1/TRN2 on 64-bit lanes): 8 shuffles for 16 elements.
+template <typename T> struct NeonTranspose4x4x32 {
+  static_assert(sizeof(T) == 4, "4 x 4 blocks of 4-byte elements");
+  static constexpr int size = 4;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    const uint32x4_t r0 = neon_bits32(src), r1 = neon_bits32(src + src_stride),
+                     r2 = neon_bits32(src + 2 * src_stride), r3 = neon_bits32(src + 3 * src_stride);
+    // t0 = r0[0] r1[0] r0[2] r1[2], t1 = r0[1] r1[1] r0[3] r1[3]; t2, t3 the same of rows 2, 3.
+    const uint64x2_t t0 = vreinterpretq_u64_u32(vtrn1q_u32(r0, r1)), t1 = vreinterpretq_u64_u32(vtrn2q_u32(r0, r1));
+    const uint64x2_t t2 = vreinterpretq_u64_u32(vtrn1q_u32(r2, r3)), t3 = vreinterpretq_u64_u32(vtrn2q_u32(r2, r3));
+    // Column j: the low halves of t_j and t_j+2; column j + 2: their high halves.
+    neon_put(dst, vtrn1q_u64(t0, t2));
+    neon_put(dst + dst_stride, vtrn1q_u64(t1, t3));
+    neon_put(dst + 2 * dst_stride, vtrn2q_u64(t0, t2));
+    neon_put(dst + 3 * dst_stride, vtrn2q_u64(t1, t3));
+  }
+};
+
+// 4 x 4 eight-byte lanes, as four 2 x 2 blocks (TRN1/TRN2 on 64-bit lanes).
+template <typename T> struct NeonTranspose4x4x64 {
+  static_assert(sizeof(T) == 8, "4 x 4 blocks of 8-byte elements");
+  static constexpr int size = 4;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    for (int h = 0; h < 4; h += 2) {  // (source columns h, h + 1: destination rows h, h + 1)
+      const uint64x2_t r0 = neon_bits64(src + h), r1 = neon_bits64(src + src_stride + h),
+                       r2 = neon_bits64(src + 2 * src_stride + h), r3 = neon_bits64(src + 3 * src_stride + h);
+      T* d = dst + h * dst_stride;
+      neon_put(d, vtrn1q_u64(r0, r1));
+      neon_put(d + 2, vtrn1q_u64(r2, r3));
+      neon_put(d + dst_stride, vtrn2q_u64(r0, r1));
+      neon_put(d + dst_stride + 2, vtrn2q_u64(r2, r3));
+    }
+  }
+};
+
+template <> struct TransposeBlock<float, IsaNeon> : NeonTranspose4x4x32<float> {};
+template <> struct TransposeBlock<int32_t, IsaNeon> : NeonTranspose4x4x32<int32_t> {};
+template <> struct TransposeBlock<double, IsaNeon> : NeonTranspose4x4x64<double> {};
+template <> struct TransposeBlock<int64_t, IsaNeon> : NeonTranspose4x4x64<int64_t> {};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_VEC_HAS_NEON
+#endif  // STAX_RT_VEC_NEON
+
+#ifndef STAX_RT_VEC_AVX2
+#define STAX_RT_VEC_AVX2
+#undef STAX_VEC_HAS_AVX2
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(STAX_VEC_TARGET_AVX2)
+#define STAX_VEC_HAS_AVX2 1
+#else
+#define STAX_VEC_HAS_AVX2 0
+#endif
+#if defined(STAX_ISA_AVX2)
+#if defined(STAX_VEC_PINNED)
+#error "define at most one STAX_ISA_* macro"
+#endif
+#if !STAX_VEC_HAS_AVX2
+#error "STAX_ISA_AVX2 needs a compiler targeting it (-mavx2 -mfma, or -march=native on such a CPU)"
+#endif
+#define STAX_VEC_PINNED stax_rt::IsaAvx2
+#endif
+#if STAX_VEC_HAS_AVX2
+#undef STAX_VEC_NATIVE
+#define STAX_VEC_NATIVE stax_rt::IsaAvx2  // the widest so far (isa/ files come narrowest first)
+#endif
+namespace {
+namespace stax_rt {
+struct IsaAvx2 {
+  static constexpr int width = 8;
+  static constexpr const char* name = "avx2";
+};
+template <> inline constexpr bool isa_available<IsaAvx2> = STAX_VEC_HAS_AVX2 != 0;
+}  // namespace stax_rt
+}  // namespace
+#if STAX_VEC_HAS_AVX2
+namespace {
+namespace stax_rt {
+
+// 8 lanes: float and int32 in one ymm register, double and int64 in two (lanes 0-3, 4-7), a
+// mask in one ymm register of 8 x 32-bit lanes (all ones or zero).
+inline __m256i avx2_iota32() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+// Lanes [0, n) all ones.
+inline __m256i avx2_first32(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), avx2_iota32()); }
+// The 32-bit lanes 0-3 (4-7) of a mask widened to 64-bit lanes.
+inline __m256i avx2_lo64(__m256i m) { return _mm256_cvtepi32_epi64(_mm256_castsi256_si128(m)); }
+inline __m256i avx2_hi64(__m256i m) { return _mm256_cvtepi32_epi64(_mm256_extracti128_si256(m, 1)); }
+// Two vectors of 4 x 64-bit lanes -> 8 x 32-bit lanes, keeping the low half of each lane (masks
+// stay masks, int64 wraps to int32).
+inline __m256i avx2_narrow64(__m256i lo, __m256i hi) {
+  const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(lo, idx), _mm256_permutevar8x32_epi32(hi, idx), 0x20);
+}
+
+template <> struct Mask<IsaAvx2> {
+  static constexpr int size = 8;
+  __m256i m;
+  Mask() = default;
+  explicit Mask(__m256i bits) : m(bits) {}
+  explicit Mask(bool b) : m(_mm256_set1_epi32(b ? -1 : 0)) {}
+  static Mask first(int n) { return Mask(avx2_first32(n)); }
+  static Mask loadu(const bool* p) {
+    const __m256i w = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    return Mask(_mm256_cmpgt_epi32(w, _mm256_setzero_si256()));
+  }
+  static Mask loadu(const bool* p, int n) {
+    unsigned char b[8] = {};
+    std::memcpy(b, p, static_cast<std::size_t>(n));
+    return loadu(reinterpret_cast<const bool*>(b));
+  }
+  void storeu(bool* p) const {
+    const __m256i one = _mm256_and_si256(m, _mm256_set1_epi32(1));
+    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(one), _mm256_extracti128_si256(one, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi16(w16, w16));
+  }
+  void storeu(bool* p, int n) const {
+    unsigned char b[8];
+    storeu(reinterpret_cast<bool*>(b));
+    std::memcpy(p, b, static_cast<std::size_t>(n));
+  }
+  bool lane(int i) const { return ((_mm256_movemask_ps(_mm256_castsi256_ps(m)) >> i) & 1) != 0; }
+  __m256i lo64() const { return avx2_lo64(m); }
+  __m256i hi64() const { return avx2_hi64(m); }
+  static Mask join64(__m256i lo, __m256i hi) { return Mask(avx2_narrow64(lo, hi)); }
+};
+
+template <> struct Vec<float, IsaAvx2> {
+  using value_type = float;
+  using isa = IsaAvx2;
+  static constexpr int size = 8;
+  __m256 v;
+  Vec() = default;
+  explicit Vec(__m256 x) : v(x) {}
+  explicit Vec(float x) : v(_mm256_set1_ps(x)) {}
+  static Vec load(const float* p) { return Vec(_mm256_load_ps(p)); }
+  static Vec loadu(const float* p) { return Vec(_mm256_loadu_ps(p)); }
+  static Vec loadu(const float* p, int n) { return Vec(_mm256_maskload_ps(p, avx2_first32(n))); }
+  static Vec loadu(const float* p, int n, float fill) {
+    const __m256i m = avx2_first32(n);
+    return Vec(_mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m)));
+  }
+  static Vec iota(float start) {
+    return Vec(_mm256_add_ps(_mm256_set1_ps(start), _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7)));
+  }
+  void store(float* p) const { _mm256_store_ps(p, v); }
+  void storeu(float* p) const { _mm256_storeu_ps(p, v); }
+  void storeu(float* p, int n) const { _mm256_maskstore_ps(p, avx2_first32(n), v); }
+  void stream(float* p) const { _mm256_stream_ps(p, v); }
+  float lane(int i) const {
+    float a[8];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<double, IsaAvx2> {
+  using value_type = double;
+  using isa = IsaAvx2;
+  static constexpr int size = 8;
+  __m256d lo, hi;
+  Vec() = default;
+  Vec(__m256d l, __m256d h) : lo(l), hi(h) {}
+  explicit Vec(double x) : lo(_mm256_set1_pd(x)), hi(lo) {}
+  static Vec load(const double* p) { return Vec(_mm256_load_pd(p), _mm256_load_pd(p + 4)); }
+  static Vec loadu(const double* p) { return Vec(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
+  static Vec loadu(const double* p, int n) {
+    const __m256i m = avx2_first32(n);
+    return Vec(_mm256_maskload_pd(p, avx2_lo64(m)), n > 4 ? _mm256_maskload_pd(p + 4, avx2_hi64(m)) : _mm256_setzero_pd());
+  }
+  static Vec loadu(const double* p, int n, double fill) {
+    const __m256i m = avx2_first32(n);
+    const __m256d f = _mm256_set1_pd(fill);
+    const __m256i ml = avx2_lo64(m), mh = avx2_hi64(m);
+    const __m256d l = _mm256_blendv_pd(f, _mm256_maskload_pd(p, ml), _mm256_castsi256_pd(ml));
+    const __m256d h = n > 4 ? _mm256_blendv_pd(f, _mm256_maskload_pd(p + 4, mh), _mm256_castsi256_pd(mh)) : f;
+    return Vec(l, h);
+  }
+  static Vec iota(double start) {
+    const __m256d s = _mm256_set1_pd(start);
+    return Vec(_mm256_add_pd(s, _mm256_setr_pd(0, 1, 2, 3)), _mm256_add_pd(s, _mm256_setr_pd(4, 5, 6, 7)));
+  }
+  void store(double* p) const {
+    _mm256_store_pd(p, lo);
+    _mm256_store_pd(p + 4, hi);
+  }
+  void storeu(double* p) const {
+    _mm256_storeu_pd(p, lo);
+    _mm256_storeu_pd(p + 4, hi);
+  }
+  void storeu(double* p, int n) const {
+    const __m256i m = avx2_first32(n);
+    _mm256_maskstore_pd(p, avx2_lo64(m), lo);
+    if (n > 4) _mm256_maskstore_pd(p + 4, avx2_hi64(m), hi);
+  }
+  void stream(double* p) const {
+    _mm256_stream_pd(p, lo);
+    _mm256_stream_pd(p + 4, hi);
+  }
+  double lane(int i) const {
+    double a[8];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int32_t, IsaAvx2> {
+  using value_type = int32_t;
+  using isa = IsaAvx2;
+  static constexpr int size = 8;
+  __m256i v;
+  Vec() = default;
+  explicit Vec(__m256i x) : v(x) {}
+  explicit Vec(int32_t x) : v(_mm256_set1_epi32(x)) {}
+  static Vec load(const int32_t* p) { return Vec(_mm256_load_si256(reinterpret_cast<const __m256i*>(p))); }
+  static Vec loadu(const int32_t* p) { return Vec(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+  static Vec loadu(const int32_t* p, int n) { return Vec(_mm256_maskload_epi32(reinterpret_cast<const int*>(p), avx2_first32(n))); }
+  static Vec loadu(const int32_t* p, int n, int32_t fill) {
+    const __m256i m = avx2_first32(n);
+    return Vec(_mm256_blendv_epi8(_mm256_set1_epi32(fill), _mm256_maskload_epi32(reinterpret_cast<const int*>(p), m), m));
+  }
+  static Vec iota(int32_t start) { return Vec(_mm256_add_epi32(_mm256_set1_epi32(start), avx2_iota32())); }
+  void store(int32_t* p) const { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  void storeu(int32_t* p) const { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  void storeu(int32_t* p, int n) const { _mm256_maskstore_epi32(reinterpret_cast<int*>(p), avx2_first32(n), v); }
+  void stream(int32_t* p) const { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
+  int32_t lane(int i) const {
+    int32_t a[8];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int64_t, IsaAvx2> {
+  using value_type = int64_t;
+  using isa = IsaAvx2;
+  static constexpr int size = 8;
+  __m256i lo, hi;
+  Vec() = default;
+  Vec(__m256i l, __m256i h) : lo(l), hi(h) {}
+  explicit Vec(int64_t x) : lo(_mm256_set1_epi64x(x)), hi(lo) {}
+  static const __m256i* cp(const int64_t* p) { return reinterpret_cast<const __m256i*>(p); }
+  static __m256i* mp(int64_t* p) { return reinterpret_cast<__m256i*>(p); }
+  static const long long* cq(const int64_t* p) { return reinterpret_cast<const long long*>(p); }
+  static long long* mq(int64_t* p) { return reinterpret_cast<long long*>(p); }
+  static Vec load(const int64_t* p) { return Vec(_mm256_load_si256(cp(p)), _mm256_load_si256(cp(p + 4))); }
+  static Vec loadu(const int64_t* p) { return Vec(_mm256_loadu_si256(cp(p)), _mm256_loadu_si256(cp(p + 4))); }
+  static Vec loadu(const int64_t* p, int n) {
+    const __m256i m = avx2_first32(n);
+    return Vec(_mm256_maskload_epi64(cq(p), avx2_lo64(m)),
+               n > 4 ? _mm256_maskload_epi64(cq(p + 4), avx2_hi64(m)) : _mm256_setzero_si256());
+  }
+  static Vec loadu(const int64_t* p, int n, int64_t fill) {
+    const __m256i m = avx2_first32(n), f = _mm256_set1_epi64x(fill);
+    const __m256i ml = avx2_lo64(m), mh = avx2_hi64(m);
+    const __m256i l = _mm256_blendv_epi8(f, _mm256_maskload_epi64(cq(p), ml), ml);
+    const __m256i h = n > 4 ? _mm256_blendv_epi8(f, _mm256_maskload_epi64(cq(p + 4), mh), mh) : f;
+    return Vec(l, h);
+  }
+  static Vec iota(int64_t start) {
+    const __m256i s = _mm256_set1_epi64x(start);
+    return Vec(_mm256_add_epi64(s, _mm256_setr_epi64x(0, 1, 2, 3)), _mm256_add_epi64(s, _mm256_setr_epi64x(4, 5, 6, 7)));
+  }
+  void store(int64_t* p) const {
+    _mm256_store_si256(mp(p), lo);
+    _mm256_store_si256(mp(p + 4), hi);
+  }
+  void storeu(int64_t* p) const {
+    _mm256_storeu_si256(mp(p), lo);
+    _mm256_storeu_si256(mp(p + 4), hi);
+  }
+  void storeu(int64_t* p, int n) const {
+    const __m256i m = avx2_first32(n);
+    _mm256_maskstore_epi64(mq(p), avx2_lo64(m), lo);
+    if (n > 4) _mm256_maskstore_epi64(mq(p + 4), avx2_hi64(m), hi);
+  }
+  void stream(int64_t* p) const {
+    _mm256_stream_si256(mp(p), lo);
+    _mm256_stream_si256(mp(p + 4), hi);
+  }
+  int64_t lane(int i) const {
+    int64_t a[8];
+    storeu(a);
+    return a[i];
+  }
+};
+
+using Avx2M = Mask<IsaAvx2>;
+using Avx2F = Vec<float, IsaAvx2>;
+using Avx2D = Vec<double, IsaAvx2>;
+using Avx2I = Vec<int32_t, IsaAvx2>;
+using Avx2L = Vec<int64_t, IsaAvx2>;
+
+// ---- masks ----
+inline Avx2M operator&(Avx2M a, Avx2M b) { return Avx2M(_mm256_and_si256(a.m, b.m)); }
+inline Avx2M operator|(Avx2M a, Avx2M b) { return Avx2M(_mm256_or_si256(a.m, b.m)); }
+inline Avx2M operator^(Avx2M a, Avx2M b) { return Avx2M(_mm256_xor_si256(a.m, b.m)); }
+inline Avx2M operator~(Avx2M a) { return Avx2M(_mm256_xor_si256(a.m, _mm256_set1_epi32(-1))); }
+inline bool any(Avx2M m) { return !_mm256_testz_si256(m.m, m.m); }
+inline bool all(Avx2M m) { return _mm256_movemask_epi8(m.m) == -1; }
+
+// ---- float32 ----
+inline Avx2F operator+(Avx2F a, Avx2F b) { return Avx2F(_mm256_add_ps(a.v, b.v)); }
+inline Avx2F operator-(Avx2F a, Avx2F b) { return Avx2F(_mm256_sub_ps(a.v, b.v)); }
+inline Avx2F operator*(Avx2F a, Avx2F b) { return Avx2F(_mm256_mul_ps(a.v, b.v)); }
+inline Avx2F operator/(Avx2F a, Avx2F b) { return Avx2F(_mm256_div_ps(a.v, b.v)); }
+inline Avx2F operator-(Avx2F a) { return Avx2F(_mm256_xor_ps(a.v, _mm256_set1_ps(-0.0f))); }
+inline Avx2F fma(Avx2F a, Avx2F b, Avx2F c) { return Avx2F(_mm256_fmadd_ps(a.v, b.v, c.v)); }
+inline Avx2F abs(Avx2F a) { return Avx2F(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v)); }
+inline Avx2F sqrt(Avx2F a) { return Avx2F(_mm256_sqrt_ps(a.v)); }
+inline Avx2F floor(Avx2F a) { return Avx2F(_mm256_round_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)); }
+inline Avx2F ceil(Avx2F a) { return Avx2F(_mm256_round_ps(a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)); }
+inline Avx2F trunc(Avx2F a) { return Avx2F(_mm256_round_ps(a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)); }
+inline Avx2F round(Avx2F a) { return Avx2F(_mm256_round_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)); }
+#define STAX_VEC_CMP_PS(OP, PRED) \
+  inline Avx2M operator OP(Avx2F a, Avx2F b) { return Avx2M(_mm256_castps_si256(_mm256_cmp_ps(a.v, b.v, PRED))); }
+STAX_VEC_CMP_PS(==, _CMP_EQ_OQ)
+STAX_VEC_CMP_PS(!=, _CMP_NEQ_UQ)
+STAX_VEC_CMP_PS(<, _CMP_LT_OQ)
+STAX_VEC_CMP_PS(<=, _CMP_LE_OQ)
+STAX_VEC_CMP_PS(>, _CMP_GT_OQ)
+STAX_VEC_CMP_PS(>=, _CMP_GE_OQ)
+#undef STAX_VEC_CMP_PS
+inline Avx2M isnan(Avx2F a) { return Avx2M(_mm256_castps_si256(_mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q))); }
+inline Avx2F where(Avx2M m, Avx2F a, Avx2F b) { return Avx2F(_mm256_blendv_ps(b.v, a.v, _mm256_castsi256_ps(m.m))); }
+// vmaxps(b, a) is `b > a ? b : a` and gives a when either is NaN; b is then blended in where b
+// alone is NaN.
+inline Avx2F maximum(Avx2F a, Avx2F b) {
+  const __m256 b_only = _mm256_andnot_ps(_mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q), _mm256_cmp_ps(b.v, b.v, _CMP_UNORD_Q));
+  return Avx2F(_mm256_blendv_ps(_mm256_max_ps(b.v, a.v), b.v, b_only));
+}
+inline Avx2F minimum(Avx2F a, Avx2F b) {
+  const __m256 b_only = _mm256_andnot_ps(_mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q), _mm256_cmp_ps(b.v, b.v, _CMP_UNORD_Q));
+  return Avx2F(_mm256_blendv_ps(_mm256_min_ps(b.v, a.v), b.v, b_only));
+}
+// Pairwise: ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
+inline float reduce_sum(Avx2F a) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+
+// ---- float64 ----
+#define STAX_VEC_D_BINARY(OP, INTRIN) \
+  inline Avx2D operator OP(Avx2D a, Avx2D b) { return Avx2D(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_D_BINARY(+, _mm256_add_pd)
+STAX_VEC_D_BINARY(-, _mm256_sub_pd)
+STAX_VEC_D_BINARY(*, _mm256_mul_pd)
+STAX_VEC_D_BINARY(/, _mm256_div_pd)
+#undef STAX_VEC_D_BINARY
+inline Avx2D operator-(Avx2D a) {
+  const __m256d s = _mm256_set1_pd(-0.0);
+  return Avx2D(_mm256_xor_pd(a.lo, s), _mm256_xor_pd(a.hi, s));
+}
+inline Avx2D fma(Avx2D a, Avx2D b, Avx2D c) {
+  return Avx2D(_mm256_fmadd_pd(a.lo, b.lo, c.lo), _mm256_fmadd_pd(a.hi, b.hi, c.hi));
+}
+inline Avx2D abs(Avx2D a) {
+  const __m256d s = _mm256_set1_pd(-0.0);
+  return Avx2D(_mm256_andnot_pd(s, a.lo), _mm256_andnot_pd(s, a.hi));
+}
+inline Avx2D sqrt(Avx2D a) { return Avx2D(_mm256_sqrt_pd(a.lo), _mm256_sqrt_pd(a.hi)); }
+#define STAX_VEC_ROUND_PD(NAME, MODE)                                                                            \
+  inline Avx2D NAME(Avx2D a) {                                                                                   \
+    return Avx2D(_mm256_round_pd(a.lo, MODE | _MM_FROUND_NO_EXC), _mm256_round_pd(a.hi, MODE | _MM_FROUND_NO_EXC)); \
+  }
+STAX_VEC_ROUND_PD(floor, _MM_FROUND_TO_NEG_INF)
+STAX_VEC_ROUND_PD(ceil, _MM_FROUND_TO_POS_INF)
+STAX_VEC_ROUND_PD(trunc, _MM_FROUND_TO_ZERO)
+STAX_VEC_ROUND_PD(round, _MM_FROUND_TO_NEAREST_INT)
+#undef STAX_VEC_ROUND_PD
+#define STAX_VEC_CMP_PD(OP, PRED)                                                            \
+  inline Avx2M operator OP(Avx2D a, Avx2D b) {                                               \
+    return Avx2M::join64(_mm256_castpd_si256(_mm256_cmp_pd(a.lo, b.lo, PRED)),               \
+                         _mm256_castpd_si256(_mm256_cmp_pd(a.hi, b.hi, PRED)));              \
+  }
+STAX_VEC_CMP_PD(==, _CMP_EQ_OQ)
+STAX_VEC_CMP_PD(!=, _CMP_NEQ_UQ)
+STAX_VEC_CMP_PD(<, _CMP_LT_OQ)
+STAX_VEC_CMP_PD(<=, _CMP_LE_OQ)
+STAX_VEC_CMP_PD(>, _CMP_GT_OQ)
+STAX_VEC_CMP_PD(>=, _CMP_GE_OQ)
+#undef STAX_VEC_CMP_PD
+inline Avx2M isnan(Avx2D a) { return a != a; }
+inline Avx2D where(Avx2M m, Avx2D a, Avx2D b) {
+  return Avx2D(_mm256_blendv_pd(b.lo, a.lo, _mm256_castsi256_pd(m.lo64())),
+               _mm256_blendv_pd(b.hi, a.hi, _mm256_castsi256_pd(m.hi64())));
+}
+inline __m256d avx2_maximum_pd(__m256d a, __m256d b) {
+  const __m256d b_only = _mm256_andnot_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+  return _mm256_blendv_pd(_mm256_max_pd(b, a), b, b_only);
+}
+inline __m256d avx2_minimum_pd(__m256d a, __m256d b) {
+  const __m256d b_only = _mm256_andnot_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+  return _mm256_blendv_pd(_mm256_min_pd(b, a), b, b_only);
+}
+inline Avx2D maximum(Avx2D a, Avx2D b) { return Avx2D(avx2_maximum_pd(a.lo, b.lo), avx2_maximum_pd(a.hi, b.hi)); }
+inline Avx2D minimum(Avx2D a, Avx2D b) { return Avx2D(avx2_minimum_pd(a.lo, b.lo), avx2_minimum_pd(a.hi, b.hi)); }
+// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
+inline double reduce_sum(Avx2D a) {
+  const __m256d t = _mm256_add_pd(a.lo, a.hi);
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
+  s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+  return _mm_cvtsd_f64(s);
+}
+
+// ---- int32 (wrapping) ----
+inline Avx2I operator+(Avx2I a, Avx2I b) { return Avx2I(_mm256_add_epi32(a.v, b.v)); }
+inline Avx2I operator-(Avx2I a, Avx2I b) { return Avx2I(_mm256_sub_epi32(a.v, b.v)); }
+inline Avx2I operator*(Avx2I a, Avx2I b) { return Avx2I(_mm256_mullo_epi32(a.v, b.v)); }
+inline Avx2I operator-(Avx2I a) { return Avx2I(_mm256_sub_epi32(_mm256_setzero_si256(), a.v)); }
+inline Avx2I operator&(Avx2I a, Avx2I b) { return Avx2I(_mm256_and_si256(a.v, b.v)); }
+inline Avx2I operator|(Avx2I a, Avx2I b) { return Avx2I(_mm256_or_si256(a.v, b.v)); }
+inline Avx2I operator^(Avx2I a, Avx2I b) { return Avx2I(_mm256_xor_si256(a.v, b.v)); }
+inline Avx2I operator~(Avx2I a) { return Avx2I(_mm256_xor_si256(a.v, _mm256_set1_epi32(-1))); }
+inline Avx2I abs(Avx2I a) { return Avx2I(_mm256_abs_epi32(a.v)); }
+inline Avx2I maximum(Avx2I a, Avx2I b) { return Avx2I(_mm256_max_epi32(a.v, b.v)); }
+inline Avx2I minimum(Avx2I a, Avx2I b) { return Avx2I(_mm256_min_epi32(a.v, b.v)); }
+inline Avx2M operator==(Avx2I a, Avx2I b) { return Avx2M(_mm256_cmpeq_epi32(a.v, b.v)); }
+inline Avx2M operator>(Avx2I a, Avx2I b) { return Avx2M(_mm256_cmpgt_epi32(a.v, b.v)); }
+inline Avx2M operator!=(Avx2I a, Avx2I b) { return ~(a == b); }
+inline Avx2M operator<(Avx2I a, Avx2I b) { return b > a; }
+inline Avx2M operator<=(Avx2I a, Avx2I b) { return ~(a > b); }
+inline Avx2M operator>=(Avx2I a, Avx2I b) { return ~(b > a); }
+inline Avx2I where(Avx2M m, Avx2I a, Avx2I b) { return Avx2I(_mm256_blendv_epi8(b.v, a.v, m.m)); }
+
+// ---- int64 (wrapping) ----
+// The low 64 bits of a product: lo*lo + ((hi*lo + lo*hi) << 32), from 32x32->64 multiplies.
+inline __m256i avx2_mullo_epi64(__m256i a, __m256i b) {
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
+                                         _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
+  return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+}
+#define STAX_VEC_L_BINARY(OP, INTRIN) \
+  inline Avx2L operator OP(Avx2L a, Avx2L b) { return Avx2L(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_L_BINARY(+, _mm256_add_epi64)
+STAX_VEC_L_BINARY(-, _mm256_sub_epi64)
+STAX_VEC_L_BINARY(*, avx2_mullo_epi64)
+STAX_VEC_L_BINARY(&, _mm256_and_si256)
+STAX_VEC_L_BINARY(|, _mm256_or_si256)
+STAX_VEC_L_BINARY(^, _mm256_xor_si256)
+#undef STAX_VEC_L_BINARY
+inline Avx2L operator-(Avx2L a) { return Avx2L(int64_t(0)) - a; }
+inline Avx2L operator~(Avx2L a) { return a ^ Avx2L(int64_t(-1)); }
+inline Avx2M operator==(Avx2L a, Avx2L b) { return Avx2M::join64(_mm256_cmpeq_epi64(a.lo, b.lo), _mm256_cmpeq_epi64(a.hi, b.hi)); }
+inline Avx2M operator>(Avx2L a, Avx2L b) { return Avx2M::join64(_mm256_cmpgt_epi64(a.lo, b.lo), _mm256_cmpgt_epi64(a.hi, b.hi)); }
+inline Avx2M operator!=(Avx2L a, Avx2L b) { return ~(a == b); }
+inline Avx2M operator<(Avx2L a, Avx2L b) { return b > a; }
+inline Avx2M operator<=(Avx2L a, Avx2L b) { return ~(a > b); }
+inline Avx2M operator>=(Avx2L a, Avx2L b) { return ~(b > a); }
+inline Avx2L where(Avx2M m, Avx2L a, Avx2L b) {
+  return Avx2L(_mm256_blendv_epi8(b.lo, a.lo, m.lo64()), _mm256_blendv_epi8(b.hi, a.hi, m.hi64()));
+}
+inline Avx2L abs(Avx2L a) {
+  const __m256i z = _mm256_setzero_si256();
+  return Avx2L(_mm256_blendv_epi8(a.lo, _mm256_sub_epi64(z, a.lo), _mm256_cmpgt_epi64(z, a.lo)),
+               _mm256_blendv_epi8(a.hi, _mm256_sub_epi64(z, a.hi), _mm256_cmpgt_epi64(z, a.hi)));
+}
+inline Avx2L maximum(Avx2L a, Avx2L b) {
+  return Avx2L(_mm256_blendv_epi8(a.lo, b.lo, _mm256_cmpgt_epi64(b.lo, a.lo)),
+               _mm256_blendv_epi8(a.hi, b.hi, _mm256_cmpgt_epi64(b.hi, a.hi)));
+}
+inline Avx2L minimum(Avx2L a, Avx2L b) {
+  return Avx2L(_mm256_blendv_epi8(a.lo, b.lo, _mm256_cmpgt_epi64(a.lo, b.lo)),
+               _mm256_blendv_epi8(a.hi, b.hi, _mm256_cmpgt_epi64(a.hi, b.hi)));
+}
+
+// ---- masked loads (the `masked` bodies of cat and pad): lanes where m is false are 0 and
+// their addresses are never read (vmaskmov does not fault on them) ----
+inline Avx2F load_masked(const float* p, Avx2M m) { return Avx2F(_mm256_maskload_ps(p, m.m)); }
+inline Avx2D load_masked(const double* p, Avx2M m) {
+  return Avx2D(_mm256_maskload_pd(p, m.lo64()), _mm256_maskload_pd(p + 4, m.hi64()));
+}
+inline Avx2I load_masked(const int32_t* p, Avx2M m) {
+  return Avx2I(_mm256_maskload_epi32(reinterpret_cast<const int*>(p), m.m));
+}
+inline Avx2L load_masked(const int64_t* p, Avx2M m) {
+  return Avx2L(_mm256_maskload_epi64(Avx2L::cq(p), m.lo64()), _mm256_maskload_epi64(Avx2L::cq(p + 4), m.hi64()));
+}
+
+// ---- conversions (cast<To>(v) picks these; semantics of stax_rt::cast) ----
+inline Avx2D convert(Avx2F x, VecTag<double>) {
+  return Avx2D(_mm256_cvtps_pd(_mm256_castps256_ps128(x.v)), _mm256_cvtps_pd(_mm256_extractf128_ps(x.v, 1)));
+}
+inline Avx2F convert(Avx2D x, VecTag<float>) { return Avx2F(_mm256_set_m128(_mm256_cvtpd_ps(x.hi), _mm256_cvtpd_ps(x.lo))); }
+inline Avx2F convert(Avx2I x, VecTag<float>) { return Avx2F(_mm256_cvtepi32_ps(x.v)); }
+inline Avx2D convert(Avx2I x, VecTag<double>) {
+  return Avx2D(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x.v)), _mm256_cvtepi32_pd(_mm256_extracti128_si256(x.v, 1)));
+}
+inline Avx2L convert(Avx2I x, VecTag<int64_t>) { return Avx2L(avx2_lo64(x.v), avx2_hi64(x.v)); }
+inline Avx2I convert(Avx2L x, VecTag<int32_t>) { return Avx2I(avx2_narrow64(x.lo, x.hi)); }
+// Float to int32 as stax_rt::cast; NaN and out-of-range lanes never reach vcvtt* (see the top).
+inline Avx2I avx2_saturate32(__m256i r, Avx2M below, Avx2M above) {
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::min()), below.m);
+  return Avx2I(_mm256_blendv_epi8(r, _mm256_set1_epi32(std::numeric_limits<int32_t>::max()), above.m));
+}
+inline Avx2I convert(Avx2F x, VecTag<int32_t>) {
+  const Avx2F lo(-2147483648.0f), hi(2147483648.0f);
+  const __m256 inside = _mm256_castsi256_ps(((x >= lo) & (x < hi)).m);
+  return avx2_saturate32(_mm256_cvttps_epi32(_mm256_and_ps(x.v, inside)), x < lo, x >= hi);
+}
+inline Avx2I convert(Avx2D x, VecTag<int32_t>) {
+  const Avx2D lo(-2147483648.0), hi(2147483648.0);
+  const Avx2M inside = (x >= lo) & (x < hi);
+  const __m128i l = _mm256_cvttpd_epi32(_mm256_and_pd(x.lo, _mm256_castsi256_pd(inside.lo64())));
+  const __m128i h = _mm256_cvttpd_epi32(_mm256_and_pd(x.hi, _mm256_castsi256_pd(inside.hi64())));
+  return avx2_saturate32(_mm256_set_m128i(h, l), x < lo, x >= hi);
+}
+// No AVX2 instruction converts between int64 and floating point: lane by lane.
+inline Avx2L convert(Avx2F x, VecTag<int64_t>) { return convert_lanes<int64_t>(x); }
+inline Avx2L convert(Avx2D x, VecTag<int64_t>) { return convert_lanes<int64_t>(x); }
+inline Avx2F convert(Avx2L x, VecTag<float>) { return convert_lanes<float>(x); }
+inline Avx2D convert(Avx2L x, VecTag<double>) { return convert_lanes<double>(x); }
+
+// ---- bits of float32 lanes (the inline float32 exp and erf of the `vec` section) ----
+inline Avx2I bit_cast_i32(Avx2F x) { return Avx2I(_mm256_castps_si256(x.v)); }
+inline Avx2F bit_cast_f32(Avx2I x) { return Avx2F(_mm256_castsi256_ps(x.v)); }
+inline Avx2I shift_left(Avx2I x, int n) { return Avx2I(_mm256_slli_epi32(x.v, n)); }
+inline Avx2I shift_right_arith(Avx2I x, int n) { return Avx2I(_mm256_srai_epi32(x.v, n)); }
+
+// ---- transcendentals: SLEEF 3.5's AVX2 functions, called directly (no dispatch); float32 exp
+// and erf are the `vec` section's inline ones ----
+// sleef.h declares these only for a compiler that targets the set (__AVX__ when it is
+// included), not inside a function target pragma (the --isa dispatch file): declared here then.
+#if defined(__AVX__)
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...)
+#else
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...) extern "C" RET FN(__VA_ARGS__);
+#endif
+#define STAX_VEC_SLEEF1_D(NAME, FN_D)                     \
+  STAX_VEC_SLEEF_DECLARE(__m256d, FN_D, __m256d)                \
+  inline Avx2D NAME(Avx2D x) { return Avx2D(FN_D(x.lo), FN_D(x.hi)); }
+#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                  \
+  STAX_VEC_SLEEF_DECLARE(__m256, FN_F, __m256)                 \
+  inline Avx2F NAME(Avx2F x) { return Avx2F(FN_F(x.v)); }    \
+  STAX_VEC_SLEEF1_D(NAME, FN_D)
+#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                             \
+  STAX_VEC_SLEEF_DECLARE(__m256, FN_F, __m256, __m256)                                      \
+  STAX_VEC_SLEEF_DECLARE(__m256d, FN_D, __m256d, __m256d)                                      \
+  inline Avx2F NAME(Avx2F x, Avx2F y) { return Avx2F(FN_F(x.v, y.v)); }                  \
+  inline Avx2D NAME(Avx2D x, Avx2D y) { return Avx2D(FN_D(x.lo, y.lo), FN_D(x.hi, y.hi)); }
+STAX_VEC_SLEEF1_D(exp, Sleef_expd4_u10avx2)
+STAX_VEC_SLEEF1(exp2, Sleef_exp2f8_u10avx2, Sleef_exp2d4_u10avx2)
+STAX_VEC_SLEEF1(expm1, Sleef_expm1f8_u10avx2, Sleef_expm1d4_u10avx2)
+STAX_VEC_SLEEF1(log, Sleef_logf8_u10avx2, Sleef_logd4_u10avx2)
+STAX_VEC_SLEEF1(log2, Sleef_log2f8_u10avx2, Sleef_log2d4_u10avx2)
+STAX_VEC_SLEEF1(log10, Sleef_log10f8_u10avx2, Sleef_log10d4_u10avx2)
+STAX_VEC_SLEEF1(sleef_log1p, Sleef_log1pf8_u10avx2, Sleef_log1pd4_u10avx2)
+STAX_VEC_SLEEF1(sin, Sleef_sinf8_u10avx2, Sleef_sind4_u10avx2)
+STAX_VEC_SLEEF1(cos, Sleef_cosf8_u10avx2, Sleef_cosd4_u10avx2)
+STAX_VEC_SLEEF1(tan, Sleef_tanf8_u10avx2, Sleef_tand4_u10avx2)
+STAX_VEC_SLEEF1(asin, Sleef_asinf8_u10avx2, Sleef_asind4_u10avx2)
+STAX_VEC_SLEEF1(acos, Sleef_acosf8_u10avx2, Sleef_acosd4_u10avx2)
+STAX_VEC_SLEEF1(atan, Sleef_atanf8_u10avx2, Sleef_atand4_u10avx2)
+STAX_VEC_SLEEF1(sinh, Sleef_sinhf8_u10avx2, Sleef_sinhd4_u10avx2)
+STAX_VEC_SLEEF1(cosh, Sleef_coshf8_u10avx2, Sleef_coshd4_u10avx2)
+STAX_VEC_SLEEF1_D(tanh, Sleef_tanhd4_u10avx2)
+STAX_VEC_SLEEF1_D(erf, Sleef_erfd4_u10avx2)
+STAX_VEC_SLEEF1(erfc, Sleef_erfcf8_u15avx2, Sleef_erfcd4_u15avx2)
+STAX_VEC_SLEEF2(atan2, Sleef_atan2f8_u10avx2, Sleef_atan2d4_u10avx2)
+STAX_VEC_SLEEF2(pow, Sleef_powf8_u10avx2, Sleef_powd4_u10avx2)
+#undef STAX_VEC_SLEEF1
+#undef STAX_VEC_SLEEF1_D
+#undef STAX_VEC_SLEEF2
+#undef STAX_VEC_SLEEF_DECLARE
+
+// ---- tile transposes (the 2-D tiled form of §8.2; stax_vec.h, transpose_tile) ----
+// 8 x 8 four-byte lanes: pairs interleaved (unpack), then quadruples (shuffle), then the
+// 128-bit halves exchanged (permute): 24 shuffles for 64 elements.
+template <typename T> struct AvxTranspose8x8 {
+  static_assert(sizeof(T) == 4, "8 x 8 blocks of 4-byte elements");
+  static constexpr int size = 8;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    const float* s = reinterpret_cast<const float*>(src);
+    float* d = reinterpret_cast<float*>(dst);
+    // Named registers, not arrays (an array of them is spilled to the stack at -O2).
+    const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + src_stride),
+                 r2 = _mm256_loadu_ps(s + 2 * src_stride), r3 = _mm256_loadu_ps(s + 3 * src_stride),
+                 r4 = _mm256_loadu_ps(s + 4 * src_stride), r5 = _mm256_loadu_ps(s + 5 * src_stride),
+                 r6 = _mm256_loadu_ps(s + 6 * src_stride), r7 = _mm256_loadu_ps(s + 7 * src_stride);
+    // Pairs of rows interleaved: t0 = r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5], t1 the
+    // other lanes.
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    // Quadruples: u0 = column 0 of rows 0-3 | column 4 of them, u1 columns 1 | 5, ...; u4-u7
+    // the same of rows 4-7.
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    // Column j: the low halves of u_j and u_j+4; column j + 4: their high halves.
+    _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + dst_stride, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * dst_stride, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * dst_stride, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * dst_stride, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * dst_stride, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * dst_stride, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * dst_stride, _mm256_permute2f128_ps(u3, u7, 0x31));
+  }
+};
+
+// 4 x 4 eight-byte lanes: pairs interleaved, then the 128-bit halves exchanged.
+template <typename T> struct AvxTranspose4x4 {
+  static_assert(sizeof(T) == 8, "4 x 4 blocks of 8-byte elements");
+  static constexpr int size = 4;
+  static void run(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
+    const double* s = reinterpret_cast<const double*>(src);
+    double* d = reinterpret_cast<double*>(dst);
+    const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + src_stride),
+                  r2 = _mm256_loadu_pd(s + 2 * src_stride), r3 = _mm256_loadu_pd(s + 3 * src_stride);
+    // t0 = r0[0] r1[0] | r0[2] r1[2], t1 = r0[1] r1[1] | r0[3] r1[3]; column j: low halves of t_j and
+    // t_j+2, column j + 2: their high halves.
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(d + dst_stride, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(d + 2 * dst_stride, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(d + 3 * dst_stride, _mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+};
+
+template <> struct TransposeBlock<float, IsaAvx2> : AvxTranspose8x8<float> {};
+template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {};
+template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
+template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
+
+// GEMM tiles (stax_gemm_kernel.h) in 16 ymm registers: float 6 x 16 (12 accumulators, 2 rows of
+// B, 1 broadcast; at 2 FMA a cycle from L1 on Zen 5, where 5 x 16 and 12 x 8 reach 93%, 8 x 8
+// 86%, 3 x 32 77%), double 6 x 8 (a double Vec is 2 registers: 12 accumulators). Up to 2 rows
+// of A, 64 floats / 32 doubles wide: 1 x 64 and 2 x 64 floats reach 85% (1 x 16: 25%).
+template <> struct GemmTile<float, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 2;
+  static constexpr int nv_short = 8;
+};
+template <> struct GemmTile<double, IsaAvx2> {
+  static constexpr int mr = 6;
+  static constexpr int mr_short = 1;
+  static constexpr int nv_short = 4;
+};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_VEC_HAS_AVX2
+#endif  // STAX_RT_VEC_AVX2
+
+#ifndef STAX_RT_VEC_AVX512
+#define STAX_RT_VEC_AVX512
+#undef STAX_VEC_HAS_AVX512
+#if (defined(__AVX512F__) && defined(__AVX512DQ__)) || defined(STAX_VEC_TARGET_AVX512)
+#define STAX_VEC_HAS_AVX512 1
+#else
+#define STAX_VEC_HAS_AVX512 0
+#endif
+#if defined(STAX_ISA_AVX512)
+#if defined(STAX_VEC_PINNED)
+#error "define at most one STAX_ISA_* macro"
+#endif
+#if !STAX_VEC_HAS_AVX512
+#error "STAX_ISA_AVX512 needs a compiler targeting it (-mavx512f -mavx512dq, or -march=native on such a CPU)"
+#endif
+#define STAX_VEC_PINNED stax_rt::IsaAvx512
+#endif
+#if STAX_VEC_HAS_AVX512
+#undef STAX_VEC_NATIVE
+#define STAX_VEC_NATIVE stax_rt::IsaAvx512  // the widest so far (isa/ files come narrowest first)
+#endif
+namespace {
+namespace stax_rt {
+struct IsaAvx512 {
+  static constexpr int width = 16;
+  static constexpr const char* name = "avx512";
+};
+template <> inline constexpr bool isa_available<IsaAvx512> = STAX_VEC_HAS_AVX512 != 0;
+}  // namespace stax_rt
+}  // namespace
+#if STAX_VEC_HAS_AVX512
+namespace {
+namespace stax_rt {
+
+// All-lanes masks for the zero-masked forms of intrinsics that GCC 12 builds on
+// _mm512_undefined_*() (even the 512-to-256-bit casts), which draws false -Wuninitialized
+// warnings into every user; the unmasked and the all-ones zero-masked forms are the same
+// instruction.
+constexpr __mmask16 kAll16 = 0xFFFF;
+constexpr __mmask8 kAll8 = 0xFF;
+
+// 16 lanes: float and int32 in one zmm register, double and int64 in two (lanes 0-7, 8-15),
+// a mask in one k register (bit i = lane i).
+template <> struct Mask<IsaAvx512> {
+  static constexpr int size = 16;
+  __mmask16 k;
+  Mask() = default;
+  explicit Mask(__mmask16 bits) : k(bits) {}
+  explicit Mask(bool b) : k(static_cast<__mmask16>(b ? 0xFFFF : 0)) {}
+  // Lanes [0, n) true.
+  static Mask first(int n) { return Mask(static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1u)); }
+  static Mask loadu(const bool* p) {
+    const __m512i w = _mm512_maskz_cvtepu8_epi32(kAll16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return Mask(_mm512_test_epi32_mask(w, w));
+  }
+  static Mask loadu(const bool* p, int n) {
+    unsigned char b[16] = {};
+    std::memcpy(b, p, static_cast<std::size_t>(n));
+    return loadu(reinterpret_cast<const bool*>(b));
+  }
+  void storeu(bool* p) const {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(kAll16, _mm512_maskz_set1_epi32(k, 1)));
+  }
+  void storeu(bool* p, int n) const {
+    unsigned char b[16];
+    storeu(reinterpret_cast<bool*>(b));
+    std::memcpy(p, b, static_cast<std::size_t>(n));
+  }
+  bool lane(int i) const { return ((k >> i) & 1) != 0; }
+  __mmask8 lo8() const { return static_cast<__mmask8>(k & 0xFF); }
+  __mmask8 hi8() const { return static_cast<__mmask8>(k >> 8); }
+  static Mask join8(__mmask8 lo, __mmask8 hi) { return Mask(static_cast<__mmask16>(lo | (hi << 8))); }
+};
+
+template <> struct Vec<float, IsaAvx512> {
+  using value_type = float;
+  using isa = IsaAvx512;
+  static constexpr int size = 16;
+  __m512 v;
+  Vec() = default;
+  explicit Vec(__m512 x) : v(x) {}
+  explicit Vec(float x) : v(_mm512_set1_ps(x)) {}
+  static Vec load(const float* p) { return Vec(_mm512_load_ps(p)); }
+  static Vec loadu(const float* p) { return Vec(_mm512_loadu_ps(p)); }
+  static Vec loadu(const float* p, int n) { return Vec(_mm512_maskz_loadu_ps(Mask<IsaAvx512>::first(n).k, p)); }
+  static Vec loadu(const float* p, int n, float fill) {
+    return Vec(_mm512_mask_loadu_ps(_mm512_set1_ps(fill), Mask<IsaAvx512>::first(n).k, p));
+  }
+  static Vec iota(float start) {
+    return Vec(_mm512_add_ps(_mm512_set1_ps(start), _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+  }
+  void store(float* p) const { _mm512_store_ps(p, v); }
+  void storeu(float* p) const { _mm512_storeu_ps(p, v); }
+  void storeu(float* p, int n) const { _mm512_mask_storeu_ps(p, Mask<IsaAvx512>::first(n).k, v); }
+  void stream(float* p) const { _mm512_stream_ps(p, v); }
+  float lane(int i) const {
+    float a[16];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<double, IsaAvx512> {
+  using value_type = double;
+  using isa = IsaAvx512;
+  static constexpr int size = 16;
+  __m512d lo, hi;
+  Vec() = default;
+  Vec(__m512d l, __m512d h) : lo(l), hi(h) {}
+  explicit Vec(double x) : lo(_mm512_set1_pd(x)), hi(lo) {}
+  static Vec load(const double* p) { return Vec(_mm512_load_pd(p), _mm512_load_pd(p + 8)); }
+  static Vec loadu(const double* p) { return Vec(_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8)); }
+  static Vec loadu(const double* p, int n) {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    return Vec(_mm512_maskz_loadu_pd(m.lo8(), p), n > 8 ? _mm512_maskz_loadu_pd(m.hi8(), p + 8) : _mm512_setzero_pd());
+  }
+  static Vec loadu(const double* p, int n, double fill) {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    const __m512d f = _mm512_set1_pd(fill);
+    return Vec(_mm512_mask_loadu_pd(f, m.lo8(), p), n > 8 ? _mm512_mask_loadu_pd(f, m.hi8(), p + 8) : f);
+  }
+  static Vec iota(double start) {
+    const __m512d s = _mm512_set1_pd(start);
+    return Vec(_mm512_add_pd(s, _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7)),
+               _mm512_add_pd(s, _mm512_setr_pd(8, 9, 10, 11, 12, 13, 14, 15)));
+  }
+  void store(double* p) const {
+    _mm512_store_pd(p, lo);
+    _mm512_store_pd(p + 8, hi);
+  }
+  void storeu(double* p) const {
+    _mm512_storeu_pd(p, lo);
+    _mm512_storeu_pd(p + 8, hi);
+  }
+  void storeu(double* p, int n) const {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    _mm512_mask_storeu_pd(p, m.lo8(), lo);
+    if (n > 8) _mm512_mask_storeu_pd(p + 8, m.hi8(), hi);
+  }
+  void stream(double* p) const {
+    _mm512_stream_pd(p, lo);
+    _mm512_stream_pd(p + 8, hi);
+  }
+  double lane(int i) const {
+    double a[16];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int32_t, IsaAvx512> {
+  using value_type = int32_t;
+  using isa = IsaAvx512;
+  static constexpr int size = 16;
+  __m512i v;
+  Vec() = default;
+  explicit Vec(__m512i x) : v(x) {}
+  explicit Vec(int32_t x) : v(_mm512_set1_epi32(x)) {}
+  static Vec load(const int32_t* p) { return Vec(_mm512_load_si512(p)); }
+  static Vec loadu(const int32_t* p) { return Vec(_mm512_loadu_si512(p)); }
+  static Vec loadu(const int32_t* p, int n) { return Vec(_mm512_maskz_loadu_epi32(Mask<IsaAvx512>::first(n).k, p)); }
+  static Vec loadu(const int32_t* p, int n, int32_t fill) {
+    return Vec(_mm512_mask_loadu_epi32(_mm512_set1_epi32(fill), Mask<IsaAvx512>::first(n).k, p));
+  }
+  static Vec iota(int32_t start) {
+    return Vec(_mm512_add_epi32(_mm512_set1_epi32(start), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+  }
+  void store(int32_t* p) const { _mm512_store_si512(p, v); }
+  void storeu(int32_t* p) const { _mm512_storeu_si512(p, v); }
+  void storeu(int32_t* p, int n) const { _mm512_mask_storeu_epi32(p, Mask<IsaAvx512>::first(n).k, v); }
+  void stream(int32_t* p) const { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+  int32_t lane(int i) const {
+    int32_t a[16];
+    storeu(a);
+    return a[i];
+  }
+};
+
+template <> struct Vec<int64_t, IsaAvx512> {
+  using value_type = int64_t;
+  using isa = IsaAvx512;
+  static constexpr int size = 16;
+  __m512i lo, hi;
+  Vec() = default;
+  Vec(__m512i l, __m512i h) : lo(l), hi(h) {}
+  explicit Vec(int64_t x) : lo(_mm512_set1_epi64(x)), hi(lo) {}
+  static Vec load(const int64_t* p) { return Vec(_mm512_load_si512(p), _mm512_load_si512(p + 8)); }
+  static Vec loadu(const int64_t* p) { return Vec(_mm512_loadu_si512(p), _mm512_loadu_si512(p + 8)); }
+  static Vec loadu(const int64_t* p, int n) {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    return Vec(_mm512_maskz_loadu_epi64(m.lo8(), p),
+               n > 8 ? _mm512_maskz_loadu_epi64(m.hi8(), p + 8) : _mm512_setzero_si512());
+  }
+  static Vec loadu(const int64_t* p, int n, int64_t fill) {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    const __m512i f = _mm512_set1_epi64(fill);
+    return Vec(_mm512_mask_loadu_epi64(f, m.lo8(), p), n > 8 ? _mm512_mask_loadu_epi64(f, m.hi8(), p + 8) : f);
+  }
+  static Vec iota(int64_t start) {
+    const __m512i s = _mm512_set1_epi64(start);
+    return Vec(_mm512_add_epi64(s, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
+               _mm512_add_epi64(s, _mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15)));
+  }
+  void store(int64_t* p) const {
+    _mm512_store_si512(p, lo);
+    _mm512_store_si512(p + 8, hi);
+  }
+  void storeu(int64_t* p) const {
+    _mm512_storeu_si512(p, lo);
+    _mm512_storeu_si512(p + 8, hi);
+  }
+  void storeu(int64_t* p, int n) const {
+    const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
+    _mm512_mask_storeu_epi64(p, m.lo8(), lo);
+    if (n > 8) _mm512_mask_storeu_epi64(p + 8, m.hi8(), hi);
+  }
+  void stream(int64_t* p) const {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), lo);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p + 8), hi);
+  }
+  int64_t lane(int i) const {
+    int64_t a[16];
+    storeu(a);
+    return a[i];
+  }
+};
+
+using Avx512M = Mask<IsaAvx512>;
+using Avx512F = Vec<float, IsaAvx512>;
+using Avx512D = Vec<double, IsaAvx512>;
+using Avx512I = Vec<int32_t, IsaAvx512>;
+using Avx512L = Vec<int64_t, IsaAvx512>;
+
+// ---- masks ----
+inline Avx512M operator&(Avx512M a, Avx512M b) { return Avx512M(static_cast<__mmask16>(a.k & b.k)); }
+inline Avx512M operator|(Avx512M a, Avx512M b) { return Avx512M(static_cast<__mmask16>(a.k | b.k)); }
+inline Avx512M operator^(Avx512M a, Avx512M b) { return Avx512M(static_cast<__mmask16>(a.k ^ b.k)); }
+inline Avx512M operator~(Avx512M a) { return Avx512M(static_cast<__mmask16>(~a.k)); }
+inline bool any(Avx512M m) { return m.k != 0; }
+inline bool all(Avx512M m) { return m.k == 0xFFFF; }
+
+// ---- float32 ----
+inline Avx512F operator+(Avx512F a, Avx512F b) { return Avx512F(_mm512_add_ps(a.v, b.v)); }
+inline Avx512F operator-(Avx512F a, Avx512F b) { return Avx512F(_mm512_sub_ps(a.v, b.v)); }
+inline Avx512F operator*(Avx512F a, Avx512F b) { return Avx512F(_mm512_mul_ps(a.v, b.v)); }
+inline Avx512F operator/(Avx512F a, Avx512F b) { return Avx512F(_mm512_div_ps(a.v, b.v)); }
+inline Avx512F operator-(Avx512F a) { return Avx512F(_mm512_xor_ps(a.v, _mm512_set1_ps(-0.0f))); }
+inline Avx512F fma(Avx512F a, Avx512F b, Avx512F c) { return Avx512F(_mm512_fmadd_ps(a.v, b.v, c.v)); }
+inline Avx512F abs(Avx512F a) { return Avx512F(_mm512_abs_ps(a.v)); }
+inline Avx512F sqrt(Avx512F a) { return Avx512F(_mm512_maskz_sqrt_ps(kAll16, a.v)); }
+inline Avx512F floor(Avx512F a) { return Avx512F(_mm512_maskz_roundscale_ps(kAll16, a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)); }
+inline Avx512F ceil(Avx512F a) { return Avx512F(_mm512_maskz_roundscale_ps(kAll16, a.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)); }
+inline Avx512F trunc(Avx512F a) { return Avx512F(_mm512_maskz_roundscale_ps(kAll16, a.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)); }
+inline Avx512F round(Avx512F a) { return Avx512F(_mm512_maskz_roundscale_ps(kAll16, a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)); }
+inline Avx512M operator==(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)); }
+inline Avx512M operator!=(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_NEQ_UQ)); }
+inline Avx512M operator<(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)); }
+inline Avx512M operator<=(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)); }
+inline Avx512M operator>(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ)); }
+inline Avx512M operator>=(Avx512F a, Avx512F b) { return Avx512M(_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)); }
+inline Avx512M isnan(Avx512F a) { return Avx512M(_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q)); }
+inline Avx512F where(Avx512M m, Avx512F a, Avx512F b) { return Avx512F(_mm512_mask_blend_ps(m.k, b.v, a.v)); }
+// vmaxps(b, a) is `b > a ? b : a` and gives a when either is NaN; b is then patched in where b
+// alone is NaN.
+inline Avx512F maximum(Avx512F a, Avx512F b) {
+  const __mmask16 b_only = static_cast<__mmask16>(isnan(b).k & ~isnan(a).k);
+  return Avx512F(_mm512_mask_mov_ps(_mm512_maskz_max_ps(kAll16, b.v, a.v), b_only, b.v));
+}
+inline Avx512F minimum(Avx512F a, Avx512F b) {
+  const __mmask16 b_only = static_cast<__mmask16>(isnan(b).k & ~isnan(a).k);
+  return Avx512F(_mm512_mask_mov_ps(_mm512_maskz_min_ps(kAll16, b.v, a.v), b_only, b.v));
+}
+// Pairwise, halves first (GCC's _mm512_reduce_add_* would draw the warnings above).
+inline float reduce_sum(Avx512F a) {
+  const __m256 t = _mm256_add_ps(_mm512_extractf32x8_ps(a.v, 0), _mm512_extractf32x8_ps(a.v, 1));
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+
+// ---- float64 ----
+inline Avx512D operator+(Avx512D a, Avx512D b) { return Avx512D(_mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi)); }
+inline Avx512D operator-(Avx512D a, Avx512D b) { return Avx512D(_mm512_sub_pd(a.lo, b.lo), _mm512_sub_pd(a.hi, b.hi)); }
+inline Avx512D operator*(Avx512D a, Avx512D b) { return Avx512D(_mm512_mul_pd(a.lo, b.lo), _mm512_mul_pd(a.hi, b.hi)); }
+inline Avx512D operator/(Avx512D a, Avx512D b) { return Avx512D(_mm512_div_pd(a.lo, b.lo), _mm512_div_pd(a.hi, b.hi)); }
+inline Avx512D operator-(Avx512D a) {
+  const __m512d s = _mm512_set1_pd(-0.0);
+  return Avx512D(_mm512_xor_pd(a.lo, s), _mm512_xor_pd(a.hi, s));
+}
+inline Avx512D fma(Avx512D a, Avx512D b, Avx512D c) {
+  return Avx512D(_mm512_fmadd_pd(a.lo, b.lo, c.lo), _mm512_fmadd_pd(a.hi, b.hi, c.hi));
+}
+inline Avx512D abs(Avx512D a) { return Avx512D(_mm512_abs_pd(a.lo), _mm512_abs_pd(a.hi)); }
+inline Avx512D sqrt(Avx512D a) { return Avx512D(_mm512_maskz_sqrt_pd(kAll8, a.lo), _mm512_maskz_sqrt_pd(kAll8, a.hi)); }
+#define STAX_VEC_ROUND_PD(NAME, MODE)                                                  \
+  inline Avx512D NAME(Avx512D a) {                                                     \
+    return Avx512D(_mm512_maskz_roundscale_pd(kAll8, a.lo, MODE | _MM_FROUND_NO_EXC),               \
+                   _mm512_maskz_roundscale_pd(kAll8, a.hi, MODE | _MM_FROUND_NO_EXC));              \
+  }
+STAX_VEC_ROUND_PD(floor, _MM_FROUND_TO_NEG_INF)
+STAX_VEC_ROUND_PD(ceil, _MM_FROUND_TO_POS_INF)
+STAX_VEC_ROUND_PD(trunc, _MM_FROUND_TO_ZERO)
+STAX_VEC_ROUND_PD(round, _MM_FROUND_TO_NEAREST_INT)
+#undef STAX_VEC_ROUND_PD
+#define STAX_VEC_CMP_PD(OP, PRED)                                                              \
+  inline Avx512M operator OP(Avx512D a, Avx512D b) {                                           \
+    return Avx512M::join8(_mm512_cmp_pd_mask(a.lo, b.lo, PRED), _mm512_cmp_pd_mask(a.hi, b.hi, PRED)); \
+  }
+STAX_VEC_CMP_PD(==, _CMP_EQ_OQ)
+STAX_VEC_CMP_PD(!=, _CMP_NEQ_UQ)
+STAX_VEC_CMP_PD(<, _CMP_LT_OQ)
+STAX_VEC_CMP_PD(<=, _CMP_LE_OQ)
+STAX_VEC_CMP_PD(>, _CMP_GT_OQ)
+STAX_VEC_CMP_PD(>=, _CMP_GE_OQ)
+#undef STAX_VEC_CMP_PD
+inline Avx512M isnan(Avx512D a) {
+  return Avx512M::join8(_mm512_cmp_pd_mask(a.lo, a.lo, _CMP_UNORD_Q), _mm512_cmp_pd_mask(a.hi, a.hi, _CMP_UNORD_Q));
+}
+inline Avx512D where(Avx512M m, Avx512D a, Avx512D b) {
+  return Avx512D(_mm512_mask_blend_pd(m.lo8(), b.lo, a.lo), _mm512_mask_blend_pd(m.hi8(), b.hi, a.hi));
+}
+inline Avx512D maximum(Avx512D a, Avx512D b) {
+  const Avx512M b_only = isnan(b) & ~isnan(a);
+  return Avx512D(_mm512_mask_mov_pd(_mm512_maskz_max_pd(kAll8, b.lo, a.lo), b_only.lo8(), b.lo),
+                 _mm512_mask_mov_pd(_mm512_maskz_max_pd(kAll8, b.hi, a.hi), b_only.hi8(), b.hi));
+}
+inline Avx512D minimum(Avx512D a, Avx512D b) {
+  const Avx512M b_only = isnan(b) & ~isnan(a);
+  return Avx512D(_mm512_mask_mov_pd(_mm512_maskz_min_pd(kAll8, b.lo, a.lo), b_only.lo8(), b.lo),
+                 _mm512_mask_mov_pd(_mm512_maskz_min_pd(kAll8, b.hi, a.hi), b_only.hi8(), b.hi));
+}
+inline double reduce_sum(Avx512D a) {
+  const __m512d t = _mm512_add_pd(a.lo, a.hi);
+  const __m256d u = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(kAll8, t, 0), _mm512_maskz_extractf64x4_pd(kAll8, t, 1));
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));
+  s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+  return _mm_cvtsd_f64(s);
+}
+
+// ---- int32 (wrapping) ----
+inline Avx512I operator+(Avx512I a, Avx512I b) { return Avx512I(_mm512_add_epi32(a.v, b.v)); }
+inline Avx512I operator-(Avx512I a, Avx512I b) { return Avx512I(_mm512_sub_epi32(a.v, b.v)); }
+inline Avx512I operator*(Avx512I a, Avx512I b) { return Avx512I(_mm512_mullo_epi32(a.v, b.v)); }
+inline Avx512I operator-(Avx512I a) { return Avx512I(_mm512_sub_epi32(_mm512_setzero_si512(), a.v)); }
+inline Avx512I operator&(Avx512I a, Avx512I b) { return Avx512I(_mm512_and_si512(a.v, b.v)); }
+inline Avx512I operator|(Avx512I a, Avx512I b) { return Avx512I(_mm512_or_si512(a.v, b.v)); }
+inline Avx512I operator^(Avx512I a, Avx512I b) { return Avx512I(_mm512_xor_si512(a.v, b.v)); }
+inline Avx512I operator~(Avx512I a) { return Avx512I(_mm512_xor_si512(a.v, _mm512_set1_epi32(-1))); }
+inline Avx512I abs(Avx512I a) { return Avx512I(_mm512_maskz_abs_epi32(kAll16, a.v)); }
+inline Avx512I maximum(Avx512I a, Avx512I b) { return Avx512I(_mm512_maskz_max_epi32(kAll16, a.v, b.v)); }
+inline Avx512I minimum(Avx512I a, Avx512I b) { return Avx512I(_mm512_maskz_min_epi32(kAll16, a.v, b.v)); }
+inline Avx512M operator==(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmpeq_epi32_mask(a.v, b.v)); }
+inline Avx512M operator!=(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmpneq_epi32_mask(a.v, b.v)); }
+inline Avx512M operator<(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmplt_epi32_mask(a.v, b.v)); }
+inline Avx512M operator<=(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmple_epi32_mask(a.v, b.v)); }
+inline Avx512M operator>(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmpgt_epi32_mask(a.v, b.v)); }
+inline Avx512M operator>=(Avx512I a, Avx512I b) { return Avx512M(_mm512_cmpge_epi32_mask(a.v, b.v)); }
+inline Avx512I where(Avx512M m, Avx512I a, Avx512I b) { return Avx512I(_mm512_mask_blend_epi32(m.k, b.v, a.v)); }
+
+// ---- int64 (wrapping) ----
+#define STAX_VEC_L_BINARY(OP, INTRIN) \
+  inline Avx512L operator OP(Avx512L a, Avx512L b) { return Avx512L(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_L_BINARY(+, _mm512_add_epi64)
+STAX_VEC_L_BINARY(-, _mm512_sub_epi64)
+STAX_VEC_L_BINARY(*, _mm512_mullo_epi64)
+STAX_VEC_L_BINARY(&, _mm512_and_si512)
+STAX_VEC_L_BINARY(|, _mm512_or_si512)
+STAX_VEC_L_BINARY(^, _mm512_xor_si512)
+#undef STAX_VEC_L_BINARY
+inline Avx512L operator-(Avx512L a) { return Avx512L(int64_t(0)) - a; }
+inline Avx512L operator~(Avx512L a) { return a ^ Avx512L(int64_t(-1)); }
+inline Avx512L abs(Avx512L a) { return Avx512L(_mm512_maskz_abs_epi64(kAll8, a.lo), _mm512_maskz_abs_epi64(kAll8, a.hi)); }
+inline Avx512L maximum(Avx512L a, Avx512L b) { return Avx512L(_mm512_maskz_max_epi64(kAll8, a.lo, b.lo), _mm512_maskz_max_epi64(kAll8, a.hi, b.hi)); }
+inline Avx512L minimum(Avx512L a, Avx512L b) { return Avx512L(_mm512_maskz_min_epi64(kAll8, a.lo, b.lo), _mm512_maskz_min_epi64(kAll8, a.hi, b.hi)); }
+#define STAX_VEC_L_CMP(OP, INTRIN) \
+  inline Avx512M operator OP(Avx512L a, Avx512L b) { return Avx512M::join8(INTRIN(a.lo, b.lo), INTRIN(a.hi, b.hi)); }
+STAX_VEC_L_CMP(==, _mm512_cmpeq_epi64_mask)
+STAX_VEC_L_CMP(!=, _mm512_cmpneq_epi64_mask)
+STAX_VEC_L_CMP(<, _mm512_cmplt_epi64_mask)
+STAX_VEC_L_CMP(<=, _mm512_cmple_epi64_mask)
+STAX_VEC_L_CMP(>, _mm512_cmpgt_epi64_mask)
+STAX_VEC_L_CMP(>=, _mm512_cmpge_epi64_mask)
+#undef STAX_VEC_L_CMP
+inline Avx512L where(Avx512M m, Avx512L a, Avx512L b) {
+  return Avx512L(_mm512_mask_blend_epi64(m.lo8(), b.lo, a.lo), _mm512_mask_blend_epi64(m.hi8(), b.hi, a.hi));
+}
+
+// ---- masked loads (the `masked` bodies of cat and pad): lanes where m is false are 0 and
+// their addresses are never read, so they may lie outside the buffer ----
+inline Avx512F load_masked(const float* p, Avx512M m) { return Avx512F(_mm512_maskz_loadu_ps(m.k, p)); }
+inline Avx512D load_masked(const double* p, Avx512M m) {
+  return Avx512D(_mm512_maskz_loadu_pd(m.lo8(), p), _mm512_maskz_loadu_pd(m.hi8(), p + 8));
+}
+inline Avx512I load_masked(const int32_t* p, Avx512M m) { return Avx512I(_mm512_maskz_loadu_epi32(m.k, p)); }
+inline Avx512L load_masked(const int64_t* p, Avx512M m) {
+  return Avx512L(_mm512_maskz_loadu_epi64(m.lo8(), p), _mm512_maskz_loadu_epi64(m.hi8(), p + 8));
+}
+
+// ---- conversions (cast<To>(v) picks these; semantics of stax_rt::cast) ----
+inline __m256 avx512_lo_ps(__m512 v) { return _mm512_extractf32x8_ps(v, 0); }
+inline __m256 avx512_hi_ps(__m512 v) { return _mm512_extractf32x8_ps(v, 1); }
+inline __m256i avx512_lo_si(__m512i v) { return _mm512_maskz_extracti64x4_epi64(kAll8, v, 0); }
+inline __m256i avx512_hi_si(__m512i v) { return _mm512_maskz_extracti64x4_epi64(kAll8, v, 1); }
+inline __m512 avx512_join_ps(__m256 lo, __m256 hi) { return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); }
+inline __m512i avx512_join_si(__m256i lo, __m256i hi) { return _mm512_maskz_inserti64x4(kAll8, _mm512_castsi256_si512(lo), hi, 1); }
+
+inline Avx512D convert(Avx512F x, VecTag<double>) {
+  return Avx512D(_mm512_maskz_cvtps_pd(kAll8, avx512_lo_ps(x.v)), _mm512_maskz_cvtps_pd(kAll8, avx512_hi_ps(x.v)));
+}
+inline Avx512F convert(Avx512D x, VecTag<float>) {
+  return Avx512F(avx512_join_ps(_mm512_maskz_cvtpd_ps(kAll8, x.lo), _mm512_maskz_cvtpd_ps(kAll8, x.hi)));
+}
+inline Avx512F convert(Avx512I x, VecTag<float>) { return Avx512F(_mm512_maskz_cvtepi32_ps(kAll16, x.v)); }
+inline Avx512D convert(Avx512I x, VecTag<double>) {
+  return Avx512D(_mm512_maskz_cvtepi32_pd(kAll8, avx512_lo_si(x.v)), _mm512_maskz_cvtepi32_pd(kAll8, avx512_hi_si(x.v)));
+}
+inline Avx512L convert(Avx512I x, VecTag<int64_t>) {
+  return Avx512L(_mm512_maskz_cvtepi32_epi64(kAll8, avx512_lo_si(x.v)), _mm512_maskz_cvtepi32_epi64(kAll8, avx512_hi_si(x.v)));
+}
+inline Avx512I convert(Avx512L x, VecTag<int32_t>) {
+  return Avx512I(avx512_join_si(_mm512_maskz_cvtepi64_epi32(kAll8, x.lo), _mm512_maskz_cvtepi64_epi32(kAll8, x.hi)));
+}
+inline Avx512F convert(Avx512L x, VecTag<float>) {
+  return Avx512F(avx512_join_ps(_mm512_cvtepi64_ps(x.lo), _mm512_cvtepi64_ps(x.hi)));
+}
+inline Avx512D convert(Avx512L x, VecTag<double>) { return Avx512D(_mm512_cvtepi64_pd(x.lo), _mm512_cvtepi64_pd(x.hi)); }
+// Float to int, as stax_rt::cast: lanes in [-2^N, 2^N) truncate, lanes below take INT_MIN, lanes
+// at or above 2^N INT_MAX, NaN lanes 0. vcvttps2dq / vcvttpd2dq / vcvttpd2qq give the "integer
+// indefinite" INT_MIN for NaN and out-of-range lanes, while GCC folds the same intrinsics on
+// constants as saturating conversions (and then drops a fix-up that it takes for redundant): the
+// two disagree, so only the lanes inside the range are converted (a zero-masked conversion; the
+// others are 0 and raise nothing) and the saturated values are put in by mask.
+inline Avx512I convert(Avx512F x, VecTag<int32_t>) {
+  const Avx512F lo(-2147483648.0f), hi(2147483648.0f);
+  __m512i r = _mm512_maskz_cvttps_epi32(((x >= lo) & (x < hi)).k, x.v);
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
+}
+inline Avx512I convert(Avx512D x, VecTag<int32_t>) {
+  const Avx512D lo(-2147483648.0), hi(2147483648.0);
+  const Avx512M inside = (x >= lo) & (x < hi);
+  __m512i r = avx512_join_si(_mm512_maskz_cvttpd_epi32(inside.lo8(), x.lo), _mm512_maskz_cvttpd_epi32(inside.hi8(), x.hi));
+  r = _mm512_mask_mov_epi32(r, (x < lo).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::min()));
+  return Avx512I(_mm512_mask_mov_epi32(r, (x >= hi).k, _mm512_set1_epi32(std::numeric_limits<int32_t>::max())));
+}
+inline Avx512L convert(Avx512D x, VecTag<int64_t>) {
+  const Avx512D lo(-9223372036854775808.0), hi(9223372036854775808.0);
+  const Avx512M inside = (x >= lo) & (x < hi), below = x < lo, above = x >= hi;
+  const __m512i min = _mm512_set1_epi64(std::numeric_limits<int64_t>::min());
+  const __m512i max = _mm512_set1_epi64(std::numeric_limits<int64_t>::max());
+  const __m512i l = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.lo8(), x.lo), below.lo8(), min);
+  const __m512i h = _mm512_mask_mov_epi64(_mm512_maskz_cvttpd_epi64(inside.hi8(), x.hi), below.hi8(), min);
+  return Avx512L(_mm512_mask_mov_epi64(l, above.lo8(), max), _mm512_mask_mov_epi64(h, above.hi8(), max));
+}
+// (float -> double is exact)
+inline Avx512L convert(Avx512F x, VecTag<int64_t>) { return convert(convert(x, VecTag<double>()), VecTag<int64_t>()); }
+
+// ---- bits of float32 lanes (the inline float32 exp and erf of the `vec` section) ----
+inline Avx512I bit_cast_i32(Avx512F x) { return Avx512I(_mm512_castps_si512(x.v)); }
+inline Avx512F bit_cast_f32(Avx512I x) { return Avx512F(_mm512_castsi512_ps(x.v)); }
+inline Avx512I shift_left(Avx512I x, int n) { return Avx512I(_mm512_maskz_slli_epi32(kAll16, x.v, static_cast<unsigned>(n))); }
+inline Avx512I shift_right_arith(Avx512I x, int n) { return Avx512I(_mm512_maskz_srai_epi32(kAll16, x.v, static_cast<unsigned>(n))); }
+
+// ---- transcendentals: SLEEF 3.5's AVX-512F functions, called directly (no dispatch); float32
+// exp and erf are the `vec` section's inline ones ----
+// sleef.h declares these only for a compiler that targets the set (__AVX512F__ when it is
+// included), not inside a function target pragma (the --isa dispatch file): declared here then.
+#if defined(__AVX512F__)
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...)
+#else
+#define STAX_VEC_SLEEF_DECLARE(RET, FN, ...) extern "C" RET FN(__VA_ARGS__);
+#endif
+#define STAX_VEC_SLEEF1_D(NAME, FN_D)                     \
+  STAX_VEC_SLEEF_DECLARE(__m512d, FN_D, __m512d)                \
+  inline Avx512D NAME(Avx512D x) { return Avx512D(FN_D(x.lo), FN_D(x.hi)); }
+#define STAX_VEC_SLEEF1(NAME, FN_F, FN_D)                  \
+  STAX_VEC_SLEEF_DECLARE(__m512, FN_F, __m512)                 \
+  inline Avx512F NAME(Avx512F x) { return Avx512F(FN_F(x.v)); }    \
+  STAX_VEC_SLEEF1_D(NAME, FN_D)
+#define STAX_VEC_SLEEF2(NAME, FN_F, FN_D)                                             \
+  STAX_VEC_SLEEF_DECLARE(__m512, FN_F, __m512, __m512)                                      \
+  STAX_VEC_SLEEF_DECLARE(__m512d, FN_D, __m512d, __m512d)                                      \
+  inline Avx512F NAME(Avx512F x, Avx512F y) { return Avx512F(FN_F(x.v, y.v)); }                  \
+  inline Avx512D NAME(Avx512D x, Avx512D y) { return Avx512D(FN_D(x.lo, y.lo), FN_D(x.hi, y.hi)); }
+STAX_VEC_SLEEF1_D(exp, Sleef_expd8_u10avx512f)
+STAX_VEC_SLEEF1(exp2, Sleef_exp2f16_u10avx512f, Sleef_exp2d8_u10avx512f)
+STAX_VEC_SLEEF1(expm1, Sleef_expm1f16_u10avx512f, Sleef_expm1d8_u10avx512f)
+STAX_VEC_SLEEF1(log, Sleef_logf16_u10avx512f, Sleef_logd8_u10avx512f)
+STAX_VEC_SLEEF1(log2, Sleef_log2f16_u10avx512f, Sleef_log2d8_u10avx512f)
+STAX_VEC_SLEEF1(log10, Sleef_log10f16_u10avx512f, Sleef_log10d8_u10avx512f)
+STAX_VEC_SLEEF1(sleef_log1p, Sleef_log1pf16_u10avx512f, Sleef_log1pd8_u10avx512f)
+STAX_VEC_SLEEF1(sin, Sleef_sinf16_u10avx512f, Sleef_sind8_u10avx512f)
+STAX_VEC_SLEEF1(cos, Sleef_cosf16_u10avx512f, Sleef_cosd8_u10avx512f)
+STAX_VEC_SLEEF1(tan, Sleef_tanf16_u10avx512f, Sleef_tand8_u10avx512f)
+STAX_VEC_SLEEF1(asin, Sleef_asinf16_u10avx512f, Sleef_asind8_u10avx512f)
+STAX_VEC_SLEEF1(acos, Sleef_acosf16_u10avx512f, Sleef_acosd8_u10avx512f)
+STAX_VEC_SLEEF1(atan, Sleef_atanf16_u10avx512f, Sleef_atand8_u10avx512f)
+STAX_VEC_SLEEF1(sinh, Sleef_sinhf16_u10avx512f, Sleef_sinhd8_u10avx512f)
+STAX_VEC_SLEEF1(cosh, Sleef_coshf16_u10avx512f, Sleef_coshd8_u10avx512f)
+STAX_VEC_SLEEF1_D(tanh, Sleef_tanhd8_u10avx512f)
+STAX_VEC_SLEEF1_D(erf, Sleef_erfd8_u10avx512f)
+STAX_VEC_SLEEF1(erfc, Sleef_erfcf16_u15avx512f, Sleef_erfcd8_u15avx512f)
+STAX_VEC_SLEEF2(atan2, Sleef_atan2f16_u10avx512f, Sleef_atan2d8_u10avx512f)
+STAX_VEC_SLEEF2(pow, Sleef_powf16_u10avx512f, Sleef_powd8_u10avx512f)
+#undef STAX_VEC_SLEEF1
+#undef STAX_VEC_SLEEF1_D
+#undef STAX_VEC_SLEEF2
+#undef STAX_VEC_SLEEF_DECLARE
+
+// ---- tile transposes: the 256-bit blocks of the AVX2 file (staging is bound by memory) ----
+template <> struct TransposeBlock<float, IsaAvx512> : AvxTranspose8x8<float> {};
+template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t> {};
+template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
+template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
+
+// GEMM tiles (stax_gemm_kernel.h): float 8 x 32, double 8 x 16 (a double Vec is 2 registers),
+// 16 zmm accumulators. Every tile from 6 x 64 to 14 x 32 runs at 2 FMA a cycle from L1 on Zen 5;
+// in the whole GEMM 8 rows measured best (A is packed by whole 8 x 8 transposes, and the ragged
+// last tile of a block is smaller). Up to 4 rows of A, 64 floats / 32 doubles wide: a 1 x 64
+// tile keeps 4 sums in flight (1 x 32: 2), 2 x 64 reaches 68% of peak from L1 (2 x 32: 40%).
+template <> struct GemmTile<float, IsaAvx512> {
+  static constexpr int mr = 8;
+  static constexpr int mr_short = 4;
+  static constexpr int nv_short = 4;
+};
+template <> struct GemmTile<double, IsaAvx512> {
+  static constexpr int mr = 8;
+  static constexpr int mr_short = 4;
+  static constexpr int nv_short = 2;
+};
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_VEC_HAS_AVX512
+#endif  // STAX_RT_VEC_AVX512
+
+#ifndef STAX_RT_VEC
+#define STAX_RT_VEC
+namespace {
+namespace stax_rt {
+
+// The widest instruction set the compiler targets, or the one the translation unit pins with a
+// STAX_ISA_* macro (each isa/ file updates STAX_VEC_NATIVE and checks its own pin).
+#if defined(STAX_VEC_PINNED)
+using IsaNative = STAX_VEC_PINNED;
+#else
+using IsaNative = STAX_VEC_NATIVE;
+#endif
+
+// What every instruction set shares, written once over Vec<T, I> and Mask<I>. Together with the
+// per-set sections above, the operations and their accuracy:
+//   + - * and unary -        exact IEEE (floats) / wrapping (ints); / floats only, correctly rounded
+//   fma(a, b, c)             a*b + c rounded once (AVX2, AVX-512, NEON; scalar level: once with
+//                            -mfma or on AArch64, else twice)
+//   abs floor ceil trunc     exact; round is half to even (torch.round); NaN stays NaN
+//   sqrt                     correctly rounded; rsqrt = 1/sqrt(x), reciprocal = 1/x (both exact
+//                            divisions, never the approximate instructions)
+//   maximum minimum          NaN-propagating (torch.maximum/minimum), bit-exact with the prelude
+//   clamp clamp_min clamp_max relu   the prelude's rules (NaN stays NaN)
+//   == != < <= > >=          IEEE: NaN compares false except != ; result is a Mask (of Masks too:
+//                            false < true)
+//   where(m, a, b)           lane-wise select (a where m)
+//   isnan isinf isfinite     Masks; false/false/true for ints
+//   exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh erf atan2 pow
+//                            SLEEF u10: at most 1.0 ULP from the exact result (erfc: u15, 1.5 ULP);
+//                            float32 exp, erf and tanh on AVX2, AVX-512 and NEON are inline
+//                            (below): at most 0.90, 0.79 and 0.93 ULP;
+//                            NaN in, NaN out; special values as C99 Annex F (pow(x, 0) = 1,
+//                            pow(1, y) = 1 even for NaN, as std::pow and torch.pow)
+//   sigmoid silu gelu gelu_tanh   the prelude's formulas (activation section) over the above
+//   cast<To>(v)              stax_rt::cast per lane: float->int truncates, saturates, NaN -> 0;
+//                            to bool is != 0 (a Mask), from bool is 0/1
+//   div_trunc div_floor remainder   the prelude's intdiv rules; ints lane by lane with `err`
+//   load_masked(p, m)        lanes where m is false are 0 and never read (for any T and bool)
+//   from_lanes<T, I>(f, i)   f(i + l) in lane l, lane by lane
+//   V::iota(start)           start + l in lane l, in T (ints wrap; lane 0 is start + 0: +0 for -0)
+//   shift_left, shift_right_arith (int32 lanes; AVX2, AVX-512)   x << n (wrapping) and x >> n
+//                            (arithmetic) for 0 <= n < 32; any other count, negative or not,
+//                            gives 0, and the sign in every bit (the x86 instructions' rule)
+//   reduce_sum               halving order on every set: lane i + W/2 added to lane i, then
+//                            i + W/4, ..., i + 1 (deterministic); ints wrap
+//   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
+//                            propagate NaN
+//   any all                  of a Mask
+//   ArgLanes, argmax/argmin_update/combine   the best number and position, and the first
+//                            NaN's position, per lane: exact (see the block at the end)
+
+template <typename T, typename I> inline Vec<T, I>& operator+=(Vec<T, I>& a, Vec<T, I> b) { return a = a + b; }
+template <typename T, typename I> inline Vec<T, I>& operator-=(Vec<T, I>& a, Vec<T, I> b) { return a = a - b; }
+template <typename T, typename I> inline Vec<T, I>& operator*=(Vec<T, I>& a, Vec<T, I> b) { return a = a * b; }
+template <typename T, typename I> inline Vec<T, I>& operator/=(Vec<T, I>& a, Vec<T, I> b) { return a = a / b; }
+template <typename I> inline Mask<I>& operator&=(Mask<I>& a, Mask<I> b) { return a = a & b; }
+template <typename I> inline Mask<I>& operator|=(Mask<I>& a, Mask<I> b) { return a = a | b; }
+
+// Bool values: equality of masks, select between masks, logical not.
+template <typename I> inline Mask<I> operator==(Mask<I> a, Mask<I> b) { return ~(a ^ b); }
+template <typename I> inline Mask<I> operator!=(Mask<I> a, Mask<I> b) { return a ^ b; }
+template <typename I> inline Mask<I> where(Mask<I> m, Mask<I> a, Mask<I> b) { return (m & a) | (~m & b); }
+// false < true, for comparisons of bool values.
+template <typename I> inline Mask<I> operator<(Mask<I> a, Mask<I> b) { return ~a & b; }
+template <typename I> inline Mask<I> operator<=(Mask<I> a, Mask<I> b) { return ~a | b; }
+template <typename I> inline Mask<I> operator>(Mask<I> a, Mask<I> b) { return a & ~b; }
+template <typename I> inline Mask<I> operator>=(Mask<I> a, Mask<I> b) { return a | ~b; }
+template <typename I> inline Mask<I> bitwise_not(Mask<I> m) { return ~m; }
+
+// The prelude's names for the operators, so one emitter text serves scalars and vectors.
+template <typename T, typename I> inline Vec<T, I> add(Vec<T, I> a, Vec<T, I> b) { return a + b; }
+template <typename T, typename I> inline Vec<T, I> sub(Vec<T, I> a, Vec<T, I> b) { return a - b; }
+template <typename T, typename I> inline Vec<T, I> mul(Vec<T, I> a, Vec<T, I> b) { return a * b; }
+template <typename T, typename I> inline Vec<T, I> neg(Vec<T, I> a) { return -a; }
+template <typename T, typename I> inline Vec<T, I> bitwise_not(Vec<T, I> a) { return ~a; }
+template <typename T, typename I> inline Mask<I> truthy(Vec<T, I> a) { return a != Vec<T, I>(T(0)); }
+
+template <typename T, typename I, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+inline Mask<I> isnan(Vec<T, I>) {
+  return Mask<I>(false);
+}
+template <typename T, typename I> inline Mask<I> isinf(Vec<T, I> a) {
+  if constexpr (std::is_floating_point_v<T>) return abs(a) == Vec<T, I>(inf<T>());
+  else return Mask<I>(false);
+}
+template <typename T, typename I> inline Mask<I> isfinite(Vec<T, I> a) {
+  if constexpr (std::is_floating_point_v<T>) return abs(a) < Vec<T, I>(inf<T>());
+  else return Mask<I>(true);
+}
+
+// (0 < x) - (x < 0): 0 for 0 and NaN.
+template <typename T, typename I> inline Vec<T, I> sign(Vec<T, I> x) {
+  const Vec<T, I> zero(T(0));
+  return where(x > zero, Vec<T, I>(T(1)), where(x < zero, Vec<T, I>(T(-1)), zero));
+}
+template <typename T, typename I> inline Vec<T, I> clamp_min(Vec<T, I> x, Vec<T, I> lo) { return where(x < lo, lo, x); }
+template <typename T, typename I> inline Vec<T, I> clamp_max(Vec<T, I> x, Vec<T, I> hi) { return where(hi < x, hi, x); }
+template <typename T, typename I> inline Vec<T, I> clamp(Vec<T, I> x, Vec<T, I> lo, Vec<T, I> hi) {
+  return clamp_max(clamp_min(x, lo), hi);
+}
+template <typename T, typename I> inline Vec<T, I> relu(Vec<T, I> x) { return clamp_min(x, Vec<T, I>(T(0))); }
+template <typename T, typename I> inline Vec<T, I> leaky_relu(Vec<T, I> x, Vec<T, I> slope) {
+  return where(x > Vec<T, I>(T(0)), x, x * slope);
+}
+template <typename T, typename I> inline Vec<T, I> rsqrt(Vec<T, I> x) { return Vec<T, I>(T(1)) / sqrt(x); }
+template <typename T, typename I> inline Vec<T, I> reciprocal(Vec<T, I> x) { return Vec<T, I>(T(1)) / x; }
+
+// SLEEF 3.5's log1p returns inf above about 1e38 (float) and 1e307 (double); there log1p(x)
+// and log(x) agree far below an ULP, so those lanes take log (a branch that is rarely taken).
+template <typename T, typename I> inline Vec<T, I> log1p(Vec<T, I> x) {
+  static_assert(std::is_floating_point_v<T>, "log1p of floats");
+  const Vec<T, I> bound(std::is_same_v<T, float> ? T(1e30) : T(1e300));
+  const Vec<T, I> r = sleef_log1p(x);
+  const Mask<I> huge = x > bound;
+  return any(huge) ? where(huge, log(x), r) : r;
+}
+
+// ---- float32 exp, erf and tanh, inline for every SIMD set (the scalar set keeps the prelude's) ----
+// Written once over the Vec operations and the per-set bit casts and shifts. Every lane runs the
+// same instructions, special lanes are fixed by clamping and selects; exp alone branches, once
+// per vector, to a shorter path when no lane is special.
+template <typename I> inline constexpr bool is_simd = !std::is_same_v<I, IsaScalar>;
+
+// c0 + x (c1 + x (c2 + ...)) by Horner's rule, one fma a step, the constant term first.
+template <typename I, typename... C> inline Vec<float, I> horner(Vec<float, I> x, float c0, C... rest) {
+  if constexpr (sizeof...(rest) == 0) return Vec<float, I>(c0);
+  else return fma(horner(x, rest...), x, Vec<float, I>(c0));
+}
+
+// e^x = p * 2^n for |x| < 2^22 (NaN gives a NaN p), by Cody-Waite reduction x = n ln2 + r:
+// n = round(x / ln2), taken from the low mantissa bits of x / ln2 + 1.5 * 2^23; ln2 = kLn2Hi +
+// kLn2Lo with kLn2Hi = ln2 rounded to float. Where n != 0, |x| > 0.34, so x and n * kLn2Hi are
+// multiples of 2^-25 and x - n * kLn2Hi (below 0.5) is exact in one fma; r then carries one
+// rounding. |r| <= ln2/2 + |x| 2^-24 (the float x / ln2 may round n the other way near a half),
+// and p = e^r by a degree-6 polynomial, minimax for the relative error on |r| <= 0.3467 with the
+// first two coefficients 1 (approximation error 3.1e-9, 0.05 ULP).
+template <typename I> struct ExpSplitF32 {
+  Vec<float, I> p;
+  Vec<int32_t, I> n;
+};
+template <typename I> inline ExpSplitF32<I> exp_split_f32(Vec<float, I> x) {
+  using VF = Vec<float, I>;
+  const VF shifter(12582912.0f);  // 1.5 * 2^23
+  const VF k = fma(x, VF(1.44269502f), shifter);
+  const VF n = k - shifter;
+  VF r = fma(n, VF(-0.693147182f), x);  // -kLn2Hi
+  r = fma(n, VF(1.90465421e-09f), r);   // -kLn2Lo
+  const VF p = horner(r, 1.0f, 1.0f, 0.49999994f, 0.166665211f, 0.041668389f, 0.00836873055f,
+                      0.00138145708f);
+  return {p, bit_cast_i32(k) - bit_cast_i32(shifter)};
+}
+
+// e^x. Below -103.98 the result rounds to 0 and above 89 it overflows, so x is taken to [-103.98,
+// 89] (NaN stays NaN through the selects) and n to [-150, 129]; 2^n is applied as 2^(n>>1)
+// times 2^(n - (n>>1)), both normal, so p * 2^(n>>1) is exact and the last product rounds once,
+// also to a subnormal or inf. exp(-inf) = 0, exp(inf) = inf, NaN in NaN out.
+// Accuracy: at most 0.90 ULP (0.894 at x = 5.2019), measured over every float32 input against
+// double std::exp, in ULPs of the float binade of the reference (subnormal ULP below FLT_MIN);
+// about 0.5 of it is the last rounding, the rest the roundings of r and of Horner's next-to-last
+// step, each scaled by |r| <= 0.35.
+// Lanes below -103.98, where e^x < 2^-150 rounds to 0 (-inf among them: a mask), are worked out
+// on x = 0 and replaced by 0 at the end: their product would underflow, and a result that
+// underflows costs a microcode assist of over a hundred cycles on some processors (a masked
+// softmax, half its lanes -inf, ran at half speed).
+// When every lane has |x| < 86 (the common case), n is in [-125, 125] and p in [0.7, 1.42], so
+// p * 2^n is normal and is formed exactly by adding n to p's exponent field: the same bits as the
+// general path in a third fewer instructions (exp over the float32 numbers of |x| < 86 checked
+// bit for bit against it). The same holds when the other lanes round to 0 (a masked softmax's
+// -inf). A NaN lane fails both tests and takes the general path.
+template <typename I> inline Vec<float, I> exp_normal_f32(Vec<float, I> x) {  // (every |x| < 86)
+  const ExpSplitF32<I> s = exp_split_f32(x);
+  return bit_cast_f32(bit_cast_i32(s.p) + shift_left(s.n, 23));
+}
+template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> exp(Vec<float, I> x) {
+  using VF = Vec<float, I>;
+  using VI = Vec<int32_t, I>;
+  if (all(abs(x) < VF(86.0f))) return exp_normal_f32(x);
+  const Mask<I> zero = x < VF(-103.98f);
+  if (all(zero)) return VF(0.0f);  // (the masked lanes of an attention mask come in runs)
+  const VF xz = where(zero, VF(0.0f), x);
+  // (or are scattered among lanes of the fast path)
+  if (all(abs(xz) < VF(86.0f))) return where(zero, VF(0.0f), exp_normal_f32(xz));
+  const ExpSplitF32<I> s = exp_split_f32(clamp_max(xz, VF(89.0f)));
+  // The biased exponents (n>>1) + 127 and n - (n>>1) + 127, from m = n + 254.
+  const VI m = s.n + VI(254), e1 = shift_right_arith(m, 1);
+  return where(zero, VF(0.0f), s.p * bit_cast_f32(shift_left(e1, 23)) * bit_cast_f32(shift_left(m - e1, 23)));
+}
+
+// erf(x), odd, in three pieces of |x| chosen so that each keeps its rounding errors small:
+//   |x| < 0.75:        x + x g(x^2) with g(t) = erf(sqrt t)/sqrt t - 1 of degree 5 (writing
+//                      x + x g keeps 2/sqrt(pi) out of a rounded coefficient; t < 0.57 keeps
+//                      Horner's partial sums small);
+//   0.75 <= |x| < 1.5: erf(1.125) + u m(u) with u = |x| - 1.125 (exact), m of degree 7 and
+//                      erf(1.125) as a sum of two floats;
+//   |x| >= 1.5:        1 - c(v) with c(v) ~ erfc(|x|) of degree 13 in v = |x| - 2.75 (exact) on
+//                      [1.5, 4]: erfc is below 0.034 there, so c needs only a small absolute
+//                      error, not a relative one; erfc(4) < 2^-25, so |x| is clamped to 4 and
+//                      erf rounds to +-1 beyond. c is summed as its even and odd halves in v^2,
+//                      two chains of six steps instead of one of thirteen, so that more of the
+//                      next lanes' work overlaps (this piece once was 1 - e^q(|x|), a third
+//                      slower).
+// Each polynomial is fitted to the error of erf (at most 0.03 ULP before rounding). erf(+-0) =
+// +-0, erf(+-inf) = +-1, NaN in NaN out (the last piece's clamp keeps it).
+// Accuracy: at most 0.79 ULP (0.788 at x = 0.74898, the top of the first piece), measured over
+// every float32 input against double std::erf, as for exp.
+template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> erf(Vec<float, I> x) {
+  using VF = Vec<float, I>;
+  const VF a = abs(x), t = x * x;
+  const VF g = horner(t, 0.128379166f, -0.3761262f, 0.112833768f, -0.0268346239f, 0.00511434581f,
+                      -0.000674951356f);
+  const VF small = fma(x, g, x);
+  const VF u = a - VF(1.125f);
+  const VF m = horner(u, 0.318273962f, -0.358058244f, 0.162451893f, 0.0279763918f, -0.0613114871f,
+                      0.0154793207f, 0.00948712882f, -0.00560010271f);
+  const VF mid = fma(u, m, VF(1.52061936e-08f)) + VF(0.888388216f);
+  const VF b = clamp_max(a, VF(4.0f));  // (lanes below 1.5 take another piece)
+  const VF v = b - VF(2.75f);
+  const VF v2 = v * v;
+  const VF ce = horner(v2, 0.000100622783f, 0.00161220529f, 0.00325873587f, 0.00165476126f,
+                       9.41468461e-05f, -6.04765119e-05f, 4.2263091e-06f);
+  const VF co = horner(v2, -0.000586272916f, -0.00276048412f, -0.00275520026f, -0.000647738576f,
+                       7.3619216e-05f, 1.41063847e-05f, -2.13694398e-06f);
+  const VF c = fma(co, v, ce);
+  const VF large = VF(1.0f) - c;
+  // The outer pieces are positive: x's sign bit goes onto them.
+  const VF outer = where(a < VF(1.5f), mid, large);
+  const Vec<int32_t, I> sign = bit_cast_i32(x) & Vec<int32_t, I>(INT32_MIN);
+  return where(a < VF(0.75f), small, bit_cast_f32(bit_cast_i32(outer) ^ sign));
+}
+
+// tanh(x), odd, in three pieces of |x| = a, like erf's:
+//   a < 0.625:         a + a t g(t) with t = x^2 and g(t) t = tanh(sqrt t)/sqrt t - 1 of degree 7;
+//   0.625 <= a < 1.5:  tanh(1.0625) + u m(u) with u = a - 1.0625 (exact), m of degree 9 and
+//                      tanh(1.0625) as a sum of two floats;
+//   a >= 1.5:          1 - 2 / (e^(2a) + 1), the exp above: 2 / (e^(2a) + 1) is below 0.1 there,
+//                      so its rounding errors shrink in the difference; a is clamped to 9.5,
+//                      beyond which tanh rounds to +-1.
+// tanh(+-0) = +-0, tanh(+-inf) = +-1, NaN in NaN out (the clamp keeps it).
+// Accuracy: at most 0.93 ULP (0.928 at x = 0.63508, the bottom of the middle piece), measured
+// over every float32 input against double std::tanh (bench/vec_ulp.cpp); SLEEF's tanhf, which it
+// replaces, took twice the time.
+template <typename I, std::enable_if_t<is_simd<I>, int> = 0> inline Vec<float, I> tanh(Vec<float, I> x) {
+  using VF = Vec<float, I>;
+  const VF a = abs(x), t = x * x;
+  const VF g = horner(t, -0.333333343f, 0.133334294f, -0.053987965f, 0.0220307969f, -0.0094742896f,
+                      0.00461049657f, -0.00182057777f);
+  const VF small = fma(a, g * t, a);  // (from |x|: x + x g t would make tanh(-0) = +0)
+  const VF u = a - VF(1.0625f);
+  const VF m = horner(u, 0.381230831f, -0.299883336f, 0.108817182f, 0.0143625177f, -0.0391057841f,
+                      0.0193235688f, -0.000467623031f, -0.00519714085f, 0.00278294971f);
+  const VF mid = fma(u, m, VF(-1.66648011e-08f)) + VF(0.786618829f);
+  const VF b = clamp_max(a, VF(9.5f));  // (lanes below 1.5 take another piece)
+  const VF large = VF(1.0f) - VF(2.0f) / (exp(b + b) + VF(1.0f));
+  // Every piece is tanh(|x|) >= 0: x's sign bit goes onto it.
+  const VF magnitude = where(a < VF(0.625f), small, where(a < VF(1.5f), mid, large));
+  const Vec<int32_t, I> sign = bit_cast_i32(x) & Vec<int32_t, I>(INT32_MIN);
+  return bit_cast_f32(bit_cast_i32(magnitude) ^ sign);
+}
+
+// cast<To>(v): see the table above. From a Vec to bool gives a Mask; from a Mask, 0/1.
+template <typename To, typename From, typename I> inline auto cast(Vec<From, I> x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (std::is_same_v<To, bool>) return x != Vec<From, I>(From(0));
+  else return convert(x, VecTag<To>());
+}
+template <typename To, typename I> inline auto cast(Mask<I> m) {
+  if constexpr (std::is_same_v<To, bool>) return m;
+  else return where(m, Vec<To, I>(To(1)), Vec<To, I>(To(0)));
+}
+
+// Lane-by-lane application of a scalar function to the first n lanes; the other lanes keep x's
+// (or a's) values, so a tail never calls f on padding (an integer division by the zero of a
+// padding lane must not raise the error flag).
+template <typename F, typename T, typename I> inline Vec<T, I> map(F f, Vec<T, I> x, int n = I::width) {
+  T a[I::width];
+  x.storeu(a);
+  for (int i = 0; i < n; ++i) a[i] = f(a[i]);
+  return Vec<T, I>::loadu(a);
+}
+template <typename F, typename T, typename I> inline Vec<T, I> map2(F f, Vec<T, I> x, Vec<T, I> y, int n = I::width) {
+  T a[I::width], b[I::width];
+  x.storeu(a);
+  y.storeu(b);
+  for (int i = 0; i < n; ++i) a[i] = f(a[i], b[i]);
+  return Vec<T, I>::loadu(a);
+}
+
+// Integer pow (PyTorch's powi, wrapping) lane by lane.
+template <typename I> inline Vec<int32_t, I> pow(Vec<int32_t, I> a, Vec<int32_t, I> b) {
+  return map2([](int32_t x, int32_t y) { return pow(x, y); }, a, b);
+}
+template <typename I> inline Vec<int64_t, I> pow(Vec<int64_t, I> a, Vec<int64_t, I> b) {
+  return map2([](int64_t x, int64_t y) { return pow(x, y); }, a, b);
+}
+
+// Division with rounding and remainder (the prelude's intdiv rules). Floats: div_trunc is
+// trunc(a / b) in vector form, div_floor and remainder go lane by lane through the prelude's
+// formulas. Integers go lane by lane on the first n lanes: a zero divisor sets `err`.
+template <typename T, typename I> inline Vec<T, I> div_trunc(Vec<T, I> a, Vec<T, I> b, int& err, int n = I::width) {
+  if constexpr (std::is_floating_point_v<T>) {
+    (void)err, (void)n;
+    return trunc(a / b);
+  } else {
+    return map2([&err](T x, T y) { return div_trunc(x, y, err); }, a, b, n);
+  }
+}
+template <typename T, typename I> inline Vec<T, I> div_floor(Vec<T, I> a, Vec<T, I> b, int& err, int n = I::width) {
+  return map2([&err](T x, T y) { return div_floor(x, y, err); }, a, b, n);
+}
+template <typename T, typename I> inline Vec<T, I> remainder(Vec<T, I> a, Vec<T, I> b, int& err, int n = I::width) {
+  return map2([&err](T x, T y) { return remainder(x, y, err); }, a, b, n);
+}
+// The float forms without the flag (floats never set it), as the prelude's two-argument ones.
+template <typename T, typename I> inline Vec<T, I> div_trunc(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return trunc(a / b);
+}
+template <typename T, typename I> inline Vec<T, I> div_floor(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer division takes the error flag");
+  return map2([](T x, T y) { return div_floor(x, y); }, a, b);
+}
+template <typename T, typename I> inline Vec<T, I> remainder(Vec<T, I> a, Vec<T, I> b) {
+  static_assert(std::is_floating_point_v<T>, "integer remainder takes the error flag");
+  return map2([](T x, T y) { return remainder(x, y); }, a, b);
+}
+
+// f(i), f(i + 1), ..., f(i + W - 1) for an integer loop variable i: a function of the loop
+// variable that vector arithmetic does not give (an index with // or %), lane by lane.
+template <typename T, typename I, typename F> inline Vec<T, I> from_lanes(F f, int64_t i) {
+  T a[I::width];
+  for (int l = 0; l < I::width; ++l) a[l] = f(i + l);
+  return Vec<T, I>::loadu(a);
+}
+
+// Bool memory under a mask: bytes are read only where m holds (the numeric types have
+// load_masked per instruction set).
+template <typename I> inline Mask<I> load_masked(const bool* p, Mask<I> m) {
+  bool b[I::width];
+  for (int l = 0; l < I::width; ++l) b[l] = m.lane(l) && p[l];
+  return Mask<I>::loadu(b);
+}
+
+// W elements p[0], p[stride], ..., lane by lane (the first n; the rest 0): a strided or
+// broadcast read in a vectorized loop.
+template <typename I, typename T> inline Vec<T, I> load_strided(const T* p, int64_t stride, int n = I::width) {
+  T a[I::width] = {};
+  for (int i = 0; i < n; ++i) a[i] = p[static_cast<int64_t>(i) * stride];
+  return Vec<T, I>::loadu(a);
+}
+
+// Orders a weakly ordered non-temporal store before later stores (call once after a loop of
+// stream()).
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+// Elements of T from p to the next 64-byte boundary, at most n (n when p can never get there:
+// T misaligned), so that a loop can store its first elements plainly and stream the rest.
+template <typename T> inline int64_t aligned_start(const T* p, int64_t n) {
+  const std::size_t off = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) % 64);
+  if (off % sizeof(T) != 0) return n;
+  const int64_t k = off == 0 ? 0 : static_cast<int64_t>((64 - off) / sizeof(T));
+  return k < n ? k : n;
+}
+
+// ---- horizontal reductions (the combination step of Proposition 8.1 (2)) ----
+template <typename T, typename I> inline T reduce_sum(Vec<T, I> a) {
+  static_assert(std::is_integral_v<T>, "float sums have per-set overloads");
+  T r = a.lane(0);
+  for (int i = 1; i < I::width; ++i) r = add(r, a.lane(i));
+  return r;
+}
+template <typename T, typename I> inline T reduce_prod(Vec<T, I> a) {
+  T r = a.lane(0);
+  for (int i = 1; i < I::width; ++i) r = mul(r, a.lane(i));
+  return r;
+}
+template <typename T, typename I> inline T reduce_max(Vec<T, I> a) {
+  T r = a.lane(0);
+  for (int i = 1; i < I::width; ++i) r = maximum(r, a.lane(i));
+  return r;
+}
+template <typename T, typename I> inline T reduce_min(Vec<T, I> a) {
+  T r = a.lane(0);
+  for (int i = 1; i < I::width; ++i) r = minimum(r, a.lane(i));
+  return r;
+}
+
+// ---- argmax/argmin lane accumulators of generated reductions (Proposition 8.1) ----
+// By the prelude's rule (arg_beats) a NaN beats every number and the first NaN wins; among
+// numbers the greater (argmax) wins, and the lower position among equal ones. So lane l keeps,
+// of the elements it has seen, the best number with its position and, apart, the first NaN's
+// position: its answer is that NaN if it has seen one, else the number. Both are extremes of a
+// total order (on (number, position) pairs; on positions), so the lanes may see any elements in
+// any order and combine with each other and with a scalar remainder in any order: the result is
+// the scalar loop's, bit for bit. (Keeping NaN apart leaves each accumulator one compare and one
+// select per vector on its dependency chain.) A lane that has seen no number holds `identity`
+// (-inf or INT_MIN for argmax, +inf or INT_MAX for argmin) at position no_position<Ix>, which
+// every number beats (one equal to it by its lower position). Positions are Ix: int32_t when
+// every position of the reduction and no_position fit (one register per vector on every set,
+// whatever T), else int64_t.
+template <typename Ix> inline constexpr Ix no_position = std::numeric_limits<Ix>::max();
+
+// A column reduction's accumulators for N columns (kept in L1; ArgLanes loads W of them).
+template <typename T, typename Ix, int64_t N> struct ArgColumns {
+  alignas(64) T value[N];
+  alignas(64) Ix index[N];
+  alignas(64) Ix nan[N];  // floats only
+  void clear(int64_t c, T identity) {
+    value[c] = identity;
+    index[c] = no_position<Ix>;
+    nan[c] = no_position<Ix>;
+  }
+  int64_t position(int64_t c) const { return nan[c] != no_position<Ix> ? nan[c] : index[c]; }
+};
+
+template <typename T, typename Ix, typename I> struct ArgLanes {
+  Vec<T, I> value;
+  Vec<Ix, I> index;
+  Vec<Ix, I> nan;  // floats only
+  explicit ArgLanes(T identity) : value(identity), index(no_position<Ix>), nan(no_position<Ix>) {}
+  // Columns [c, c + W) of a column reduction's accumulators.
+  template <int64_t N> static ArgLanes loadu(const ArgColumns<T, Ix, N>& cols, int64_t c) {
+    ArgLanes a(T(0));
+    a.value = Vec<T, I>::loadu(cols.value + c);
+    a.index = Vec<Ix, I>::loadu(cols.index + c);
+    if constexpr (std::is_floating_point_v<T>) a.nan = Vec<Ix, I>::loadu(cols.nan + c);
+    return a;
+  }
+  template <int64_t N> void storeu(ArgColumns<T, Ix, N>& cols, int64_t c) const {
+    value.storeu(cols.value + c);
+    index.storeu(cols.index + c);
+    if constexpr (std::is_floating_point_v<T>) nan.storeu(cols.nan + c);
+  }
+};
+
+template <typename T, typename Ix, typename I>
+inline void arg_update(ArgLanes<T, Ix, I>& acc, Vec<T, I> v, Vec<Ix, I> at, bool want_max) {
+  const Mask<I> above = want_max ? acc.value < v : v < acc.value;  // false for NaN
+  const Mask<I> take = above | ((v == acc.value) & (at < acc.index));
+  acc.index = where(take, at, acc.index);
+  acc.value = where(above, v, acc.value);
+  if constexpr (std::is_floating_point_v<T>) acc.nan = where(isnan(v) & (at < acc.nan), at, acc.nan);
+}
+template <typename T, typename Ix, typename I> inline void argmax_update(ArgLanes<T, Ix, I>& acc, Vec<T, I> v, Vec<Ix, I> at) {
+  arg_update(acc, v, at, true);
+}
+template <typename T, typename Ix, typename I> inline void argmin_update(ArgLanes<T, Ix, I>& acc, Vec<T, I> v, Vec<Ix, I> at) {
+  arg_update(acc, v, at, false);
+}
+
+// Column c alone (the columns of a block that fill no vector).
+template <typename T, typename Ix, int64_t N>
+inline void arg_update(ArgColumns<T, Ix, N>& cols, int64_t c, T v, int64_t at, bool want_max) {
+  if (isnan(v)) {
+    if (at < cols.nan[c]) cols.nan[c] = static_cast<Ix>(at);
+  } else if (arg_beats(v, at, cols.value[c], static_cast<int64_t>(cols.index[c]), want_max)) {
+    cols.value[c] = v;
+    cols.index[c] = static_cast<Ix>(at);
+  }
+}
+template <typename T, typename Ix, int64_t N> inline void argmax_update(ArgColumns<T, Ix, N>& cols, int64_t c, T v, int64_t at) {
+  arg_update(cols, c, v, at, true);
+}
+template <typename T, typename Ix, int64_t N> inline void argmin_update(ArgColumns<T, Ix, N>& cols, int64_t c, T v, int64_t at) {
+  arg_update(cols, c, v, at, false);
+}
+
+// The lanes folded into a scalar accumulator (which may hold a remainder's elements already).
+template <typename T, typename Ix, typename I> inline void arg_combine(ArgAcc<T>& acc, const ArgLanes<T, Ix, I>& lanes, bool want_max) {
+  T value[I::width];
+  Ix at[I::width], nan_at[I::width];
+  lanes.value.storeu(value);
+  lanes.index.storeu(at);
+  lanes.nan.storeu(nan_at);
+  for (int l = 0; l < I::width; ++l) {
+    ArgAcc<T> best{value[l], at[l]};
+    if (nan_at[l] != no_position<Ix>) best = ArgAcc<T>{stax_rt::nan<T>(), nan_at[l]};
+    else if (at[l] == no_position<Ix>) continue;
+    if (acc.index < 0 || arg_beats(best.value, best.index, acc.value, acc.index, want_max)) acc = best;
+  }
+}
+template <typename T, typename Ix, typename I> inline void argmax_combine(ArgAcc<T>& acc, const ArgLanes<T, Ix, I>& lanes) {
+  arg_combine(acc, lanes, true);
+}
+template <typename T, typename Ix, typename I> inline void argmin_combine(ArgAcc<T>& acc, const ArgLanes<T, Ix, I>& lanes) {
+  arg_combine(acc, lanes, false);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC
+
+#ifndef STAX_RT_VEC_TRANSPOSE
+#define STAX_RT_VEC_TRANSPOSE
+namespace {
+namespace stax_rt {
+
+// ---- tile transposes (the 2-D tiled form of §8.2) ----
+// A kernel reading an operand transposed stages each tile of it through a local array:
+// transpose_tile reads the operand's rows contiguously and writes the tile's rows, so that the
+// kernel then reads the tile contiguously along its vector loop. The transposition is done in
+// registers, TransposeBlock<T, I>::size x size elements at a time: 8 x 8 for 4-byte elements
+// (float, int32_t) and 4 x 4 for 8-byte ones (double, int64_t) in 256-bit registers, for AVX2
+// and AVX-512 alike (staging is bound by memory, not by shuffles), 4 x 4 of both for NEON; one
+// element for the scalar set and for bool. The shuffles move bits: NaN payloads and signed zeros come through.
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols: whole blocks along
+// each group of `size` source rows (each row read contiguously), the columns and rows left over
+// one element at a time. Nothing else of dst is written.
+template <typename I, typename T>
+inline void transpose_tile(const T* src, int64_t src_stride, int64_t rows, int64_t cols, T* dst, int64_t dst_stride) {
+  using Block = TransposeBlock<T, I>;
+  constexpr int64_t b = Block::size;
+  // Bounds computed, not carried from one loop into the next (which draws false
+  // -Waggressive-loop-optimizations warnings when the sizes are constants).
+  const int64_t block_rows = rows / b * b, block_cols = cols / b * b;
+  for (int64_t r = 0; r < block_rows; r += b) {
+    for (int64_t c = 0; c < block_cols; c += b)
+      Block::run(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+    for (int64_t c = block_cols; c < cols; ++c)
+      for (int64_t i = r; i < r + b; ++i) dst[c * dst_stride + i] = src[i * src_stride + c];
+  }
+  for (int64_t r = block_rows; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[c * dst_stride + r] = src[r * src_stride + c];
+}
+
+// Asks for the cache lines of p[0, n) ahead of their use: the rows of the next tile, which the
+// hardware prefetchers cannot guess (short runs far apart). A hint: it never faults and changes
+// no value. Always inlined: GCC takes a function that only prefetches for a const one and drops
+// its calls, whose results nothing uses.
+template <typename T> __attribute__((always_inline)) inline void prefetch_span(const T* p, int64_t n) {
+  const char* bytes = reinterpret_cast<const char*>(p);
+  const int64_t size = n * static_cast<int64_t>(sizeof(T));
+  for (int64_t i = 0; i < size; i += 64) __builtin_prefetch(bytes + i);
+  if (size > 0) __builtin_prefetch(bytes + size - 1);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_VEC_TRANSPOSE
+
+#ifndef STAX_RT_GEMM_PACK
+#define STAX_RT_GEMM_PACK
+namespace {
+namespace stax_rt {
+
+// Columns of a panel of B packed ahead for T on an instruction set of `lanes` lanes: two vectors
+// of float32, one of float64 (32 floats on AVX-512, 16 on AVX2, 8 on NEON, 2 on the scalar set).
+template <typename T> inline constexpr int64_t gemm_panel_width(int64_t lanes) {
+  return (sizeof(T) == 4 ? 2 : 1) * lanes;
+}
+
+// Elements of packed B for a K x N matrix with panels of P columns.
+inline constexpr int64_t gemm_packed_b_size(int64_t K, int64_t N, int64_t P) { return K * ((N + P - 1) / P) * P; }
+
+// Elements of packed A for an M x K matrix with panels of mr rows.
+inline constexpr int64_t gemm_packed_a_size(int64_t M, int64_t K, int64_t mr) { return ((M + mr - 1) / mr) * mr * K; }
+
+// out = B (K x N; element (k, j) at b[k * rs + j * cs]) in panels of P columns (layout above).
+template <typename T>
+inline void gemm_pack_b(const T* b, int64_t rs, int64_t cs, int64_t K, int64_t N, int64_t P, T* out) {
+  for (int64_t j0 = 0; j0 < N; j0 += P) {
+    const int64_t w = N - j0 < P ? N - j0 : P;
+    T* panel = out + j0 * K;  // (j0 / P) * P * K
+    for (int64_t k = 0; k < K; ++k) {
+      T* row = panel + k * P;
+      const T* src = b + k * rs + j0 * cs;
+      for (int64_t j = 0; j < w; ++j) row[j] = src[j * cs];
+      for (int64_t j = w; j < P; ++j) row[j] = T(0);
+    }
+  }
+}
+
+// out = A (M x K; element (i, k) at a[i * rs + k * cs]) in panels of mr rows (layout above).
+template <typename T>
+inline void gemm_pack_a(const T* a, int64_t rs, int64_t cs, int64_t M, int64_t K, int64_t mr, T* out) {
+  for (int64_t i0 = 0; i0 < M; i0 += mr) {
+    const int64_t h = M - i0 < mr ? M - i0 : mr;
+    T* panel = out + i0 * K;  // (i0 / mr) * mr * K
+    for (int64_t k = 0; k < K; ++k) {
+      T* col = panel + k * mr;
+      const T* src = a + i0 * rs + k * cs;
+      for (int64_t i = 0; i < h; ++i) col[i] = src[i * rs];
+      for (int64_t i = h; i < mr; ++i) col[i] = T(0);
+    }
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_GEMM_PACK
+
+#ifndef STAX_RT_GEMM_KERNEL
+#define STAX_RT_GEMM_KERNEL
+namespace {
+namespace stax_rt {
+
+#define STAX_GEMM_UNROLL _Pragma("GCC unroll 32")
+
+// n lanes of C at p into a register (the rest 0), or stored from it: the tile's partial columns.
+template <typename V, typename T> inline V gemm_load_lanes(const T* p, int n) {
+  if (n >= V::size) return V::loadu(p);
+  return n > 0 ? V::loadu(p, n) : V(T(0));
+}
+template <typename V, typename T> inline void gemm_store_lanes(V x, T* p, int n) {
+  if (n >= V::size) x.storeu(p);
+  else if (n > 0) x.storeu(p, n);
+}
+
+// The micro-kernel: C[0:MR, 0:n] = (accumulate ? C : 0) + A * B over one KC block, n <= NV * W.
+// A is a packed panel, element (i, k) at a[k * a_ks + i]; B is NV * W columns of packed panels of
+// NVP vectors each, `b_ps` apart (or of a row-major B, NVP = NV), element (k, j) of its panel
+// at b[k * b_ks + j]. The MR x NV accumulators stay in registers over the whole block: one B row
+// is NV loads, then each of the MR broadcasts of A feeds NV fmas.
+template <typename T, typename I, int MR, int NV, int NVP>
+inline void gemm_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, int64_t b_ks, int64_t b_ps, T* c, int64_t ldc,
+                      int n, bool accumulate) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width;
+  V acc[MR][NV];
+  STAX_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+    STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) {
+      acc[i][v] = accumulate ? gemm_load_lanes<V>(c + i * ldc + v * W, n - v * W) : V(T(0));
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    V bv[NV];
+    STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + (v / NVP) * b_ps + (v % NVP) * W);
+    STAX_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      const V ai(a[i]);
+      STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+    }
+    a += a_ks;
+    b += b_ks;
+  }
+  STAX_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+    STAX_GEMM_UNROLL for (int v = 0; v < NV; ++v) gemm_store_lanes(acc[i][v], c + i * ldc + v * W, n - v * W);
+  }
+}
+
+#undef STAX_GEMM_UNROLL
+
+// The micro-kernels of one width by their height: tiles[m - 1] computes m rows (1 <= m <= MR),
+// so that the rows left over at the bottom of a block cost m rows of work, not MR.
+template <typename T>
+using GemmTileFn = void (*)(int64_t, const T*, int64_t, const T*, int64_t, int64_t, T*, int64_t, int, bool);
+template <typename T, typename I, int NV, int NVP, int... Ms>
+inline const GemmTileFn<T>* gemm_tiles(std::integer_sequence<int, Ms...>) {
+  static const GemmTileFn<T> table[] = {&gemm_tile<T, I, Ms + 1, NV, NVP>...};
+  return table;
+}
+
+// ---- packing at run time: the layouts of stax_gemm_pack.h, with vector copies and tile transposes
+// for the unit-stride cases (the same bytes as gemm_pack_a / gemm_pack_b) ----
+
+// dst[0:n] = src[0:n] (both contiguous), then zeros up to `width`.
+template <typename T, typename I> inline void gemm_copy_row(const T* src, int64_t n, T* dst, int64_t width) {
+  using V = Vec<T, I>;
+  int64_t j = 0;
+  for (; j + V::size <= n; j += V::size) V::loadu(src + j).storeu(dst + j);
+  if (j < n) V::loadu(src + j, static_cast<int>(n - j)).storeu(dst + j, static_cast<int>(n - j));
+  for (j = n; j < width; ++j) dst[j] = T(0);
+}
+
+// Zeros in columns [from, width) of `rows` rows of `width` elements.
+template <typename T> inline void gemm_zero_columns(T* dst, int64_t rows, int64_t width, int64_t from) {
+  if (from >= width) return;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = from; j < width; ++j) dst[r * width + j] = T(0);
+}
+
+// gemm_pack_b of a K x N block of B, element (k, j) at b[k * rs + j * cs].
+// Rows of B contiguous: 8 rows at a time, each read from start to end (8 streams the
+// prefetchers follow) and dealt out to the panels, 8 rows of a panel written together.
+// Columns contiguous: a tile transpose per panel.
+template <typename T, typename I>
+inline void gemm_pack_b_fast(const T* b, int64_t rs, int64_t cs, int64_t K, int64_t N, int64_t P, T* out) {
+  if (cs != 1 && rs != 1) return gemm_pack_b(b, rs, cs, K, N, P, out);
+  if (cs == 1) {
+    constexpr int64_t kRows = 8;  // sixteen rows of A against a 4096 x 4096 B: 23 flops a cycle, 16 row by row
+    for (int64_t k0 = 0; k0 < K; k0 += kRows)
+      for (int64_t j0 = 0; j0 < N; j0 += P)
+        for (int64_t k = k0; k < K && k < k0 + kRows; ++k)
+          gemm_copy_row<T, I>(b + k * rs + j0, N - j0 < P ? N - j0 : P, out + j0 * K + k * P, P);
+    return;
+  }
+  for (int64_t j0 = 0; j0 < N; j0 += P) {
+    const int64_t w = N - j0 < P ? N - j0 : P;
+    T* panel = out + j0 * K;
+    transpose_tile<I>(b + j0 * cs, cs, w, K, panel, P);
+    gemm_zero_columns(panel, K, P, w);
+  }
+}
+
+// One panel of h (<= mr) contiguous rows of A, transposed: whole blocks of the instruction set's
+// tile transpose, then the rows left over (all of them when mr is not a multiple of the block,
+// as AVX2's 6) column by column, so that each column's stores are contiguous.
+template <typename T, typename I>
+inline void gemm_pack_a_rows(const T* a, int64_t rs, int64_t h, int64_t K, int64_t mr, T* panel) {
+  const int64_t whole = h / TransposeBlock<T, I>::size * TransposeBlock<T, I>::size;
+  if (whole > 0) transpose_tile<I>(a, rs, whole, K, panel, mr);
+  if (whole < h) {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = whole; i < h; ++i) panel[k * mr + i] = a[i * rs + k];
+  }
+  gemm_zero_columns(panel, K, mr, h);
+}
+
+// gemm_pack_a of an M x K block of A, element (i, k) at a[i * rs + k * cs].
+template <typename T, typename I>
+inline void gemm_pack_a_fast(const T* a, int64_t rs, int64_t cs, int64_t M, int64_t K, int64_t mr, T* out) {
+  if (cs != 1 && rs != 1) return gemm_pack_a(a, rs, cs, M, K, mr, out);
+  for (int64_t i0 = 0; i0 < M; i0 += mr) {
+    const int64_t h = M - i0 < mr ? M - i0 : mr;
+    T* panel = out + i0 * K;
+    if (rs == 1) {
+      for (int64_t k = 0; k < K; ++k) gemm_copy_row<T, I>(a + i0 + k * cs, h, panel + k * mr, mr);
+    } else {
+      gemm_pack_a_rows<T, I>(a + i0 * rs, rs, h, K, mr, panel);
+    }
+  }
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_GEMM_KERNEL
+
+#ifndef STAX_RT_GEMM
+#define STAX_RT_GEMM
+namespace {
+namespace stax_rt {
+
+// ---- the caches, read once per process ----
+// Data cache sizes in bytes, per core for L1 and L2 (L3 as the system reports it).
+struct GemmCaches {
+  int64_t l1 = 32 << 10, l2 = 512 << 10, l3 = 8 << 20;
+};
+
+// Level `level`'s data or unified cache of cpu0 from /sys ("48K" in index*/size), or 0.
+inline int64_t gemm_sys_cache(int level) {
+  for (int index = 0; index < 8; ++index) {
+    char path[96], text[32] = {0};
+    int lv = 0;
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+    std::FILE* f = std::fopen(path, "r");
+    if (f == nullptr) return 0;
+    const bool got_level = std::fscanf(f, "%d", &lv) == 1;
+    std::fclose(f);
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+    if (!got_level || lv != level || (f = std::fopen(path, "r")) == nullptr) continue;
+    const bool got_type = std::fscanf(f, "%31s", text) == 1;
+    std::fclose(f);
+    if (!got_type || text[0] == 'I') continue;  // Instruction
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    if ((f = std::fopen(path, "r")) == nullptr) continue;
+    long long size = 0;
+    char unit = 0;
+    const int n = std::fscanf(f, "%lld%c", &size, &unit);
+    std::fclose(f);
+    if (n < 1) continue;
+    return size * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);
+  }
+  return 0;
+}
+
+inline int64_t gemm_clamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+// sysconf (glibc reads CPUID), then /sys, then the defaults above; clamped to sane sizes.
+inline GemmCaches gemm_read_caches() {
+  GemmCaches c;
+  int64_t size[3] = {0, 0, 0};
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  size[0] = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  size[1] = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  size[2] = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+  for (int level = 1; level <= 3; ++level)
+    if (size[level - 1] <= 0) size[level - 1] = gemm_sys_cache(level);
+  if (size[0] > 0) c.l1 = gemm_clamp(size[0], 16 << 10, 256 << 10);
+  if (size[1] > 0) c.l2 = gemm_clamp(size[1], 128 << 10, 16 << 20);
+  if (size[2] > 0) c.l3 = gemm_clamp(size[2], 1 << 20, int64_t(1) << 32);
+  return c;
+}
+
+inline const GemmCaches& gemm_caches() {
+  static const GemmCaches caches = gemm_read_caches();
+  return caches;
+}
+
+// ---- blocking ----
+// mr, nr: the height A is packed with (the tile's MR, or less for a short A, split evenly) and
+// the width of the tiles (NR, or the short tiles' for an A of at most mr_short rows); kc, mc, nc:
+// the K, M and N extents of the cache blocks; direct_b: read a row-major B in place.
+struct GemmPlan {
+  int64_t mr, nr, kc, mc, nc;
+  bool direct_b;
+};
+
+template <typename T, typename I> struct GemmShape {
+  using Tile = GemmTile<T, I>;
+  static constexpr int64_t panel = gemm_panel_width<T>(I::width);
+  static constexpr int mr = Tile::mr;
+  static constexpr int nv = static_cast<int>(panel / I::width);
+  static constexpr int64_t nr = panel;
+  static constexpr int mr_short = Tile::mr_short < Tile::mr ? Tile::mr_short : Tile::mr;
+  static constexpr int nv_short = mr_short > 0 ? Tile::nv_short : nv;
+  static constexpr int64_t nr_short = int64_t(nv_short) * I::width;
+  static_assert(nr_short % panel == 0, "a short GEMM tile is whole panels of B wide (stax_gemm_pack.h)");
+  // The micro-kernels by height (gemm_tiles) for a plan's width, reading B packed at run time
+  // (panels one tile wide) or ahead (`ahead`: panels of `panel` columns).
+  static const GemmTileFn<T>* tiles(int64_t width, bool ahead) {
+    constexpr int short_rows = mr_short > 0 ? mr_short : 1;
+    using ShortRows = std::make_integer_sequence<int, short_rows>;
+    if (mr_short > 0 && width == nr_short && ahead) return gemm_tiles<T, I, nv_short, nv>(ShortRows());
+    if (mr_short > 0 && width == nr_short) return gemm_tiles<T, I, nv_short, nv_short>(ShortRows());
+    return gemm_tiles<T, I, nv, nv>(std::make_integer_sequence<int, mr>());
+  }
+};
+
+// The blocks for an M x N x K product (`b_columns`: B's columns are contiguous, B transposed).
+// KC: the kc x NR micro-panel of B, reused by every tile of an MC block, as large as L1 (more of
+// it streams from L2 at no cost on current cores, and a longer KC reloads C less often); MC: the
+// mc x kc block of A as large as L2; NC: the kc x nc block of B in a share of L3 or, when A is
+// short (at most two tiles high, so B is read once) and B transposed, in half of L2, so that the
+// panels transposed into it are still there when the tiles read them (a row-major B packs best
+// by whole rows, one stream each). When one tile covers every row of A, a row-major B is read in
+// place (each element once: packing would only add a copy); with two tiles the second would read
+// B again, from memory when B's row stride is a multiple of 4 KiB (its rows then share a few
+// cache sets), so B is packed. Measured on Zen 5 (48 KiB L1, 1 MiB L2), one thread: KC 384 /
+// MC 680 for float on AVX-512 against 192 / 512 and 512 / 512 within the noise; prefetching the
+// next tile of C, as BLIS does, lost 5 to 10%; one row against a 4096 x 4096 B, 8.3 ms in place
+// against 10.7 ms packed; sixteen rows, 21 against 17 flops a cycle with NC 4096 rather than 320
+// for a row-major B, 21 against 17 with NC 320 rather than 4096 for a transposed one.
+template <typename T, typename I>
+inline GemmPlan gemm_plan(int64_t M, int64_t N, int64_t K, bool b_columns = false,
+                          const GemmCaches& caches = gemm_caches()) {
+  using S = GemmShape<T, I>;
+  const int64_t bytes = sizeof(T);
+  GemmPlan p;
+  const int64_t panels = (M + S::mr - 1) / S::mr;
+  const bool short_a = panels <= 2;
+  p.mr = short_a ? (M + panels - 1) / panels : S::mr;
+  p.nr = M <= S::mr_short ? S::nr_short : S::nr;
+  p.kc = gemm_clamp(caches.l1 / (S::nr * bytes) / 16 * 16, 64, 1024);
+  if (K < p.kc + p.kc / 4) p.kc = K > 0 ? K : 1;  // one block rather than a short second one
+  p.mc = gemm_clamp(caches.l2 / (p.kc * bytes) / p.mr * p.mr, p.mr, 128 * p.mr);
+  const int64_t l3 = caches.l3 < (32 << 20) ? caches.l3 : 32 << 20;
+  const int64_t b_block = short_a && b_columns ? caches.l2 / 2 : l3 / 4;
+  p.nc = gemm_clamp(b_block / (p.kc * bytes) / p.nr * p.nr, p.nr, 128 * p.nr);
+  p.direct_b = panels == 1;
+  (void)N;
+  return p;
+}
+
+// ---- the operands ----
+// A matrix by element strides: element (r, c) at p[r * rs + c * cs].
+template <typename T> struct GemmMatrix {
+  const T* p;
+  int64_t rs, cs;
+};
+
+// B: a matrix, or (`packed` not null) the whole K x N matrix already in the layout of
+// gemm_pack_b with panels of GemmShape<T, I>::panel = gemm_panel_width<T>(I::width) columns.
+template <typename T> struct GemmB {
+  GemmMatrix<T> m;
+  const T* packed;
+};
+
+// The epilogue of a GEMM: a functor called as ep(i0, i1, j0, j1, c, ldc) once for every block
+// [i0, i1) x [j0, j1) of C (rows and columns of this product) once its values are final, with c
+// pointing at element (i0, j0) and ldc its row stride. The blocks cover C exactly once; each is
+// one micro-kernel's tile (at most MR x NR, or a short tile's size, transposed when C has one
+// column and is computed as C^T), still in L1 when the functor runs, on the thread that computed
+// it (blocks of different threads run concurrently). It may rewrite the block in place (bias,
+// activation, residual add) and must not touch C outside it.
+struct GemmNoEpilogue {
+  template <typename T> void operator()(int64_t, int64_t, int64_t, int64_t, T*, int64_t) const {}
+};
+
+// Per-thread packing buffers, kept across calls (a GEMM then allocates nothing in steady state).
+struct GemmBuffer {
+  void* p = nullptr;
+  std::size_t size = 0;
+  GemmBuffer() = default;
+  GemmBuffer(const GemmBuffer&) = delete;
+  GemmBuffer& operator=(const GemmBuffer&) = delete;
+  ~GemmBuffer() { ::operator delete(p, std::align_val_t(64)); }
+  // At least `bytes`, 64-byte aligned; null when the allocation fails.
+  void* get(std::size_t bytes) {
+    if (bytes <= size) return p;
+    ::operator delete(p, std::align_val_t(64));
+    p = ::operator new(bytes, std::align_val_t(64), std::nothrow);
+    size = p != nullptr ? bytes : 0;
+    return p;
+  }
+};
+inline GemmBuffer& gemm_buffer(int which) {
+  static thread_local GemmBuffer buffers[2];
+  return buffers[which];
+}
+
+// ---- the tiles of one KC block ----
+// Columns [j0, ...) of a KC block of B as the tiles read them: panels of `width` columns at
+// `panel_stride` from each other with rows `ks` apart, or (in_place) a row-major B itself.
+template <typename T> struct GemmBBlock {
+  const T* base;
+  int64_t j0, panel_stride, ks, width;
+  bool in_place;
+  const T* at(int64_t j) const {
+    const int64_t d = j - j0;
+    return in_place ? base + d : base + d / width * panel_stride + d % width;
+  }
+};
+
+// Rows [m0, m1) x columns [j0, j0 + nb) of C over the KC block (pc, kb) of B: A packed by MC
+// blocks into abuf, then every tile, B strip by strip (a strip stays in L1 while the tiles of an
+// MC block pass over it). `last`: the block is K's last, the tiles are final, the epilogue runs.
+// `tail` takes the last, partial strip of a B read in place, so that no read passes column N.
+template <typename T, typename I, typename E>
+inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>& bb, int64_t pc, int64_t kb,
+                      bool last, T* c, int64_t ldc, int64_t m0, int64_t m1, int64_t j0, int64_t nb, const E& ep,
+                      T* abuf, T* tail) {
+  const bool ahead = !bb.in_place && bb.width != plan.nr;
+  const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, ahead);
+  for (int64_t ic = m0; ic < m1; ic += plan.mc) {
+    const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
+    gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
+    for (int64_t jr = 0; jr < nb; jr += plan.nr) {
+      const int n = static_cast<int>(plan.nr < nb - jr ? plan.nr : nb - jr);
+      const int64_t j = j0 + jr;
+      const T* bp = bb.at(j);
+      int64_t bks = bb.ks;
+      if (bb.in_place && n < plan.nr) {
+        if (ic == m0) gemm_pack_b_fast<T, I>(bp, bb.ks, 1, kb, n, plan.nr, tail);
+        bp = tail, bks = plan.nr;
+      }
+      for (int64_t ir = 0; ir < mb; ir += plan.mr) {
+        const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
+        T* ct = c + (ic + ir) * ldc + j;
+        tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, bb.panel_stride, ct, ldc, n, pc > 0);
+        if (last) ep(ic + ir, ic + ir + m, j, j + n, ct, ldc);
+      }
+    }
+  }
+}
+
+// ---- one thread's block of C: rows [m0, m1), columns [n0, n1), packing its own B ----
+template <typename T, typename I, typename E>
+inline void gemm_block(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
+                       int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
+  const int64_t P = plan.nr, Pa = GemmShape<T, I>::panel;
+  const bool in_place = B.packed == nullptr && plan.direct_b && B.m.cs == 1;
+  for (int64_t jc = n0; jc < n1; jc += plan.nc) {
+    const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
+    for (int64_t pc = 0; pc < K; pc += plan.kc) {
+      const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+      GemmBBlock<T> bb{bbuf, jc, P * kb, P, P, false};
+      if (B.packed != nullptr) {
+        bb = {B.packed + pc * Pa, 0, Pa * K, Pa, Pa, false};  // whole-matrix panels: absolute columns
+      } else if (in_place) {
+        bb = {B.m.p + pc * B.m.rs, 0, 0, B.m.rs, 0, true};
+      } else {
+        gemm_pack_b_fast<T, I>(B.m.p + pc * B.m.rs + jc * B.m.cs, B.m.rs, B.m.cs, kb, nb, P, bbuf);
+      }
+      gemm_rows<T, I>(plan, A, bb, pc, kb, pc + kb == K, c, ldc, m0, m1, jc, nb, ep, abuf, bbuf);
+    }
+  }
+}
+
+// ---- the same for `team` threads that share the columns [0, N) and split the rows: thread t
+// packs panels t, t + team, ... of each KC x NC block of B into the shared `bshared`, all wait,
+// each computes its rows, all wait again before the next block is packed. B is then packed once
+// in all rather than once per thread. Every thread runs every block (and so every barrier).
+template <typename T, typename I, typename E>
+inline void gemm_block_shared(const GemmPlan& plan, GemmMatrix<T> A, const GemmMatrix<T>& B, T* c, int64_t ldc,
+                              int64_t N, int64_t K, int64_t m0, int64_t m1, const E& ep, T* abuf, T* bshared,
+                              int t, int team) {
+  const int64_t P = plan.nr;
+  for (int64_t jc = 0; jc < N; jc += plan.nc) {
+    const int64_t nb = plan.nc < N - jc ? plan.nc : N - jc;
+    for (int64_t pc = 0; pc < K; pc += plan.kc) {
+      const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+      for (int64_t q = t; q * P < nb; q += team) {
+        const int64_t w = nb - q * P < P ? nb - q * P : P;
+        gemm_pack_b_fast<T, I>(B.p + pc * B.rs + (jc + q * P) * B.cs, B.rs, B.cs, kb, w, P, bshared + q * P * kb);
+      }
+#pragma omp barrier
+      const GemmBBlock<T> bb{bshared, jc, P * kb, P, P, false};
+      gemm_rows<T, I>(plan, A, bb, pc, kb, pc + kb == K, c, ldc, m0, m1, jc, nb, ep, abuf, nullptr);
+#pragma omp barrier
+    }
+  }
+}
+
+// ---- threads ----
+inline int64_t gemm_tile_count(const GemmPlan& plan, int64_t M, int64_t N) {
+  return ((M + plan.mr - 1) / plan.mr) * ((N + plan.nr - 1) / plan.nr);
+}
+
+// Rows and columns of threads: tm * tn = threads, chosen to minimize the largest thread's tiles
+// (mt x nt tiles in all) plus what it packs (its columns of B, and its rows of A once per NC).
+struct GemmGrid {
+  int tm, tn;
+};
+inline GemmGrid gemm_grid(int64_t mt, int64_t nt, int threads) {
+  GemmGrid best{threads, 1};
+  int64_t best_cost = -1;
+  for (int tn = 1; tn <= threads; ++tn) {
+    if (threads % tn != 0) continue;
+    const int tm = threads / tn;
+    const int64_t mi = (mt + tm - 1) / tm, ni = (nt + tn - 1) / tn;
+    const int64_t cost = mi * ni * 4 + mi + ni;
+    if (best_cost < 0 || cost < best_cost) best = {tm, tn}, best_cost = cost;
+  }
+  return best;
+}
+
+// Threads worth using: each gets at least 2^21 multiply-adds (10 us of one AVX-512 core, about
+// what waking a sleeping thread costs under OMP_WAIT_POLICY=passive) and one tile.
+inline int gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles) {
+#ifdef _OPENMP
+  const int64_t by_work = M * N * K >> 21;
+  int64_t p = omp_get_max_threads();
+  if (p > by_work) p = by_work;
+  if (p > tiles) p = tiles;
+  return p < 1 ? 1 : static_cast<int>(p);
+#else
+  (void)M, (void)N, (void)K, (void)tiles;
+  return 1;
+#endif
+}
+
+// One thread's block with buffers of its own (or, when they cannot be allocated, small blocks
+// packed on the stack: the same results).
+template <typename T, typename I, typename E>
+inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc, int64_t K,
+                             int64_t m0, int64_t m1, int64_t n0, int64_t n1, const E& ep, T* abuf, T* bbuf) {
+  using S = GemmShape<T, I>;
+  if (m0 >= m1 || n0 >= n1) return;
+  if (abuf != nullptr && bbuf != nullptr) return gemm_block<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf, bbuf);
+  alignas(64) T a_small[S::mr * 64];
+  alignas(64) T b_small[S::nr_short * 64];
+  GemmPlan small = plan;
+  small.kc = 64, small.mc = plan.mr, small.nc = plan.nr;
+  gemm_block<T, I>(small, A, B, c, ldc, K, m0, m1, n0, n1, ep, a_small, b_small);
+}
+
+// C = A * B with an explicit plan and thread count (the entries below pick them). C is M x N with
+// row stride ldc and unit column stride. Threads split C by gemm_grid; when they split only the
+// rows and B is packed at run time and large (2^20 elements or more: packing it once per thread
+// would cost more than the two barriers per block, which a sleeping thread makes slow under
+// OMP_WAIT_POLICY=passive), they share its packing (gemm_block_shared).
+template <typename T, typename I, typename E>
+inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
+                     int64_t M, int64_t N, int64_t K, const E& ep) {
+  const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
+  const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
+  const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc);
+  const bool share_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1) && K * N >= (int64_t(1) << 20);
+  T* shared_b = nullptr;
+  bool short_of_memory = false;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    int t = 0, nthreads = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nthreads = omp_get_num_threads();
+#endif
+    const GemmGrid g = gemm_grid(mt, nt, nthreads);
+    const int r = t / g.tn, q = t % g.tn;
+    const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
+    const int64_t n0 = nt * q / g.tn * plan.nr, n_end = nt * (q + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
+    T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
+    if (share_b && nthreads > 1 && g.tn == 1) {  // the same decision in every thread
+      if (t == 0) shared_b = static_cast<T*>(gemm_buffer(1).get(bbytes));
+      if (abuf == nullptr) {
+#pragma omp atomic write
+        short_of_memory = true;
+      }
+#pragma omp barrier
+      if (shared_b != nullptr && !short_of_memory) {
+        gemm_block_shared<T, I>(plan, A, B.m, c, ldc, N, K, m0, m1, ep, abuf, shared_b, t, nthreads);
+      } else {
+        gemm_block_alone<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf,
+                               static_cast<T*>(gemm_buffer(1).get(bbytes)));
+      }
+    } else {
+      gemm_block_alone<T, I>(plan, A, B, c, ldc, K, m0, m1, n0, n1, ep, abuf,
+                             static_cast<T*>(gemm_buffer(1).get(bbytes)));
+    }
+  }
+}
+
+// The product of K = 0 terms: zeros (then the epilogue).
+template <typename T, typename E> inline void gemm_zero(T* c, int64_t ldc, int64_t M, int64_t N, const E& ep) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) c[i * ldc + j] = T(0);
+  ep(int64_t(0), M, int64_t(0), N, c, ldc);
+}
+
+// An epilogue of C^T seen as one of C (the product computed transposed when N is 1).
+template <typename E> struct GemmTransposedEpilogue {
+  const E& ep;
+  template <typename T> void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t) const {
+    ep(j0, j1, i0, i1, c, int64_t(1));
+  }
+};
+
+// C (M x N, row stride ldc) = A (M x K) * B (K x N), A and B by element strides, for T float or
+// double on instruction set I; `ep` as GemmNoEpilogue describes.
+template <typename T, typename I, typename E = GemmNoEpilogue>
+inline void gemm(const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_rs, int64_t b_cs, T* c, int64_t ldc,
+                 int64_t M, int64_t N, int64_t K, const E& ep = E()) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) return gemm_zero(c, ldc, M, N, ep);
+  if (N == 1 && M > 1 && ldc == 1) {  // a matrix-vector product: C^T = B^T A^T has one row and M columns
+    const GemmPlan plan = gemm_plan<T, I>(1, M, K, a_cs == 1);
+    const GemmB<T> bt{{a, a_cs, a_rs}, nullptr};
+    return gemm_run<T, I>(plan, gemm_threads(1, M, K, gemm_tile_count(plan, 1, M)), GemmMatrix<T>{b, b_cs, b_rs},
+                          bt, c, M, 1, M, K, GemmTransposedEpilogue<E>{ep});
+  }
+  const GemmPlan plan = gemm_plan<T, I>(M, N, K, b_rs == 1 && b_cs != 1);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
+  gemm_run<T, I>(plan, gemm_threads(M, N, K, tiles), GemmMatrix<T>{a, a_rs, a_cs}, GemmB<T>{{b, b_rs, b_cs}, nullptr},
+                 c, ldc, M, N, K, ep);
+}
+
+// The same with B already packed: gemm_pack_b(B, ..., K, N, gemm_panel_width<T>(I::width),
+// packed_b), which staxc calls at compile time for a constant B, once per instruction set.
+template <typename T, typename I, typename E = GemmNoEpilogue>
+inline void gemm_prepacked(const T* a, int64_t a_rs, int64_t a_cs, const T* packed_b, T* c, int64_t ldc, int64_t M,
+                           int64_t N, int64_t K, const E& ep = E()) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) return gemm_zero(c, ldc, M, N, ep);
+  const GemmPlan plan = gemm_plan<T, I>(M, N, K);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
+  gemm_run<T, I>(plan, gemm_threads(M, N, K, tiles), GemmMatrix<T>{a, a_rs, a_cs},
+                 GemmB<T>{{nullptr, 0, 0}, packed_b}, c, ldc, M, N, K, ep);
+}
+
+// Batched products with broadcast batch dims: for every index x of the batch shape (rank dims),
+// C_x = A_x * B_x, A_x at a + sum_d x_d * a_bs[d] (a stride 0 broadcasts), B_x likewise, C_x at
+// c + flat(x) * c_bs. Many small products run in parallel over the batches, one thread each;
+// large ones one after the other, each over every thread. `ep` is called as ep(x_flat, i0, i1,
+// j0, j1, c, ldc) on the blocks of C_x.
+template <typename E> struct GemmBatchEpilogue {
+  const E& ep;
+  int64_t batch;
+  template <typename T> void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
+    ep(batch, i0, i1, j0, j1, c, ldc);
+  }
+};
+struct GemmNoBatchEpilogue {
+  template <typename T> void operator()(int64_t, int64_t, int64_t, int64_t, int64_t, T*, int64_t) const {}
+};
+
+template <typename T, typename I, typename E = GemmNoBatchEpilogue>
+inline void gemm_batched(int rank, const int64_t* shape, const T* a, const int64_t* a_bs, int64_t a_rs, int64_t a_cs,
+                         const T* b, const int64_t* b_bs, int64_t b_rs, int64_t b_cs, T* c, int64_t c_bs, int64_t ldc,
+                         int64_t M, int64_t N, int64_t K, const E& ep = E()) {
+  int64_t batches = 1;
+  for (int d = 0; d < rank; ++d) batches *= shape[d];
+  if (batches <= 0 || M <= 0 || N <= 0) return;
+  const GemmPlan plan = gemm_plan<T, I>(M, N, K, b_rs == 1 && b_cs != 1);
+  const int64_t tiles = gemm_tile_count(plan, M, N);
+  // Threads within one product, and over the batches (one batch per thread at a time): across
+  // the batches when that uses more threads, or when each product is small (~4M multiply-adds:
+  // a parallel region per product would cost more than the imbalance of whole batches).
+  const int inner = gemm_threads(M, N, K, tiles);
+  const int outer = gemm_threads(batches * M, N, K, batches);
+  const bool across = outer > 1 && (outer > inner || M * N * K < (int64_t(1) << 22));
+  auto one = [&](int64_t x, int threads) {
+    int64_t ao = 0, bo = 0, rest = x;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t i = rest % shape[d];
+      rest /= shape[d];
+      ao += i * a_bs[d];
+      bo += i * b_bs[d];
+    }
+    T* cx = c + x * c_bs;
+    const GemmBatchEpilogue<E> bep{ep, x};
+    if (K <= 0) return gemm_zero(cx, ldc, M, N, bep);
+    gemm_run<T, I>(plan, threads, GemmMatrix<T>{a + ao, a_rs, a_cs}, GemmB<T>{{b + bo, b_rs, b_cs}, nullptr}, cx, ldc,
+                   M, N, K, bep);
+  };
+  if (!across) {
+    for (int64_t x = 0; x < batches; ++x) one(x, inner);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(outer)
+  for (int64_t x = 0; x < batches; ++x) one(x, 1);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_GEMM
+
+#ifndef STAX_RT_MATMUL
+#define STAX_RT_MATMUL
+namespace {
+namespace stax_rt {
+
+// acc + a * b: wrapping for ints, logical for bool.
+template <typename T> inline T matmul_mac(T acc, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
+  else return add(acc, mul(a, b));
+}
+
+// C = A * B for int32, int64 and bool: exact (ints wrap, as PyTorch's do in practice), in simple
+// loops blocked over M and N so that a tile of sums and a strip of B stay in L1.
+template <typename T>
+inline void matmul_loops(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn, T* c,
+                         int64_t M, int64_t N, int64_t K) {
+  constexpr int64_t kBM = 16, kBN = 64;
+  const int64_t mblocks = (M + kBM - 1) / kBM, nblocks = (N + kBN - 1) / kBN;
+  const bool large = M * N * K >= (int64_t(1) << 18);
+#pragma omp parallel for collapse(2) schedule(static) if (large)
+  for (int64_t bm = 0; bm < mblocks; ++bm) {
+    for (int64_t bn = 0; bn < nblocks; ++bn) {
+      const int64_t m0 = bm * kBM, n0 = bn * kBN;
+      const int64_t m1 = m0 + kBM < M ? m0 + kBM : M, n1 = n0 + kBN < N ? n0 + kBN : N;
+      T acc[kBM][kBN];
+      for (int64_t i = 0; i < m1 - m0; ++i)
+        for (int64_t j = 0; j < n1 - n0; ++j) acc[i][j] = T(0);
+      for (int64_t k = 0; k < K; ++k) {
+        for (int64_t i = m0; i < m1; ++i) {
+          const T aik = a[i * a_sm + k * a_sk];
+          const T* brow = b + k * b_sk;
+          for (int64_t j = n0; j < n1; ++j) acc[i - m0][j - n0] = matmul_mac(acc[i - m0][j - n0], aik, brow[j * b_sn]);
+        }
+      }
+      for (int64_t i = m0; i < m1; ++i)
+        for (int64_t j = n0; j < n1; ++j) c[i * N + j] = acc[i - m0][j - n0];
+    }
+  }
+}
+
+// What generated code calls for each matrix product: C[M, N] (dense, row-major) = A[M, K] *
+// B[K, N], A and B with element strides (a transposed or sliced operand comes as its strides).
+// float and double run the GEMM on the widest instruction set the compiler targets (or the one
+// the translation unit pins), the other dtypes the loops above.
+template <typename T>
+inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn, T* c, int64_t M,
+                   int64_t N, int64_t K) {
+  if constexpr (std::is_floating_point_v<T>) gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K);
+  else matmul_loops(a, a_sm, a_sk, b, b_sk, b_sn, c, M, N, K);
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_MATMUL
 
 // ---- Model mlp_block ----
 namespace {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,10 @@
 #endif
 #if defined(__aarch64__)
 #include <arm_neon.h>
+#endif
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>  // sysconf: the GEMM reads the cache sizes
 #endif
 
 #ifdef _OPENMP

@@ -172,6 +172,13 @@ STAX_VEC_SCALAR2(pow)
 #undef STAX_VEC_SCALAR1
 #undef STAX_VEC_SCALAR2
 
+// GEMM tiles (stax_gemm_kernel.h): 4 x 2 float and 4 x 1 double scalar accumulators.
+template <typename T> struct GemmTile<T, IsaScalar> {
+  static constexpr int mr = 4;
+  static constexpr int mr_short = 0;
+  static constexpr int nv_short = 0;
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_VEC_SCALAR

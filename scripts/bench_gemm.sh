@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The runtime's GEMM against OpenBLAS (bench/gemm_bench.cpp): builds the benchmark for this
+# machine (-march=native, so the widest instruction set it has; and pinned to AVX2 when it has
+# AVX-512 too), then runs it on 1 and BENCH_THREADS threads, once with libgomp's default
+# OMP_WAIT_POLICY and once with OMP_WAIT_POLICY=passive. OpenBLAS is its OpenMP build, which
+# `scripts/setup.sh --bench` installs. Against the native build it runs the kernels it picks for
+# this CPU, or those of BENCH_OPENBLAS_CORETYPE (its OPENBLAS_CORETYPE: SkylakeX for AVX-512,
+# which a release older than the CPU may not pick by itself); against the AVX2 build, its
+# Haswell kernels (AVX2 and FMA too).
+#
+#   scripts/bench_gemm.sh [gemm_bench options...]   (e.g. --only M=16 --seconds 1)
+#   env: BENCH_THREADS (default 2), CXX (default g++)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+threads="${BENCH_THREADS:-2}"
+blas_inc=/usr/include/x86_64-linux-gnu/openblas-openmp
+blas_lib=/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+if [ ! -f "$blas_inc/cblas.h" ] || [ ! -f "$blas_lib" ]; then
+  echo "bench_gemm.sh: OpenBLAS (OpenMP build) is missing: run scripts/setup.sh --bench" >&2
+  exit 1
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+build() {  # build OUT FLAGS...: the benchmark, as generated code is built (-O2)
+  local out="$1"
+  shift
+  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -I"$root/lib/codegen/runtime" -I"$blas_inc" \
+    "$root/bench/gemm_bench.cpp" "$blas_lib" -lsleef -o "$out"
+}
+echo "building bench/gemm_bench.cpp" >&2
+build "$work/gemm_bench" -march=native
+variants=(gemm_bench)
+if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+  build "$work/gemm_bench_avx2" -march=native -DSTAX_ISA_AVX2
+  variants+=(gemm_bench_avx2)
+fi
+
+for v in "${variants[@]}"; do
+  core="${BENCH_OPENBLAS_CORETYPE:-}"
+  [ "$v" = gemm_bench_avx2 ] && core=Haswell
+  for policy in default passive; do
+    echo
+    if [ "$policy" = default ]; then
+      env -u OMP_WAIT_POLICY ${core:+OPENBLAS_CORETYPE=$core} "$work/$v" --threads "1,$threads" "$@"
+    else
+      env OMP_WAIT_POLICY=passive ${core:+OPENBLAS_CORETYPE=$core} "$work/$v" --threads "1,$threads" "$@"
+    fi
+  done
+done
