@@ -1,5 +1,7 @@
-// Externs: a matrix product over whole buffers, one runtime call per batch position (the
-// runtime's GEMM divides its blocks among the threads itself).
+// Externs: a matrix product over whole buffers through the runtime's GEMM (which divides its
+// blocks among the threads itself): one call, batched over broadcast batch dims, and with an
+// epilogue when the kernel has one (scheduler::KernelKind::Epilogue): a lambda the GEMM runs on
+// each tile of the product once it is final, computing the pointwise node in place.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -11,20 +13,53 @@ namespace stax::codegen {
 namespace {
 
 using ir::BufferId;
-using ir::Index;
 
-// Pointer to an operand's matrix at the batch position of the x loops.
+// "{a, b, c}".
+std::string list_text(const std::vector<int64_t>& v) {
+  std::vector<std::string> parts;
+  for (int64_t x : v) parts.push_back(std::to_string(x));
+  return "{" + join(parts, ", ") + "}";
+}
+
 std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
-  std::vector<std::string> terms;
-  if (o.offset != 0) terms.push_back(std::to_string(o.offset));
-  for (std::size_t d = 0; d < o.batch_strides.size(); ++d) {
-    const int64_t s = o.batch_strides[d];
-    if (s == 0) continue;
-    const std::string x = "x" + std::to_string(d);
-    terms.push_back(s == 1 ? x : std::to_string(s) + " * " + x);
+  return o.offset == 0 ? name : name + " + " + std::to_string(o.offset);
+}
+
+// The call computing `b` into `c_name`, `epilogue` ("" for none) its last argument. The batch
+// dims and the operands' batch strides go in arrays declared before it.
+void matmul_call(const ir::Buffer& b, const std::vector<std::string>& names, const std::string& c_name,
+                 const std::string& epilogue, CodeWriter& out) {
+  const ir::Matmul& mm = b.matmul;
+  auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
+  const std::string T = cxx_type(b.dtype);
+  const std::string a = operand_base(mm.a, name(mm.a.buffer)) + ", ";
+  const std::string bb = operand_base(mm.b, name(mm.b.buffer)) + ", ";
+  const std::string as = std::to_string(mm.a.row_stride) + ", " + std::to_string(mm.a.col_stride) + ", ";
+  const std::string bs = std::to_string(mm.b.row_stride) + ", " + std::to_string(mm.b.col_stride) + ", ";
+  const std::string mnk = std::to_string(mm.m) + ", " + std::to_string(mm.n) + ", " + std::to_string(mm.k);
+  const std::string ep = epilogue.empty() ? "" : ", " + epilogue;
+  if (mm.batch.empty()) {
+    const std::string entry = epilogue.empty() ? "matmul" : "matmul_epilogue";
+    out.line("stax_rt::" + entry + "<" + T + ">(" + a + as + bb + bs + c_name + ", " + mnk + ep + ");");
+    return;
   }
-  if (terms.empty()) return name;
-  return name + " + " + (terms.size() == 1 ? terms[0] : "(" + join(terms, " + ") + ")");
+  out.line("static constexpr int64_t batch[] = " + list_text(mm.batch) + ";");
+  out.line("static constexpr int64_t a_batch_strides[] = " + list_text(mm.a.batch_strides) + ";");
+  out.line("static constexpr int64_t b_batch_strides[] = " + list_text(mm.b.batch_strides) + ";");
+  out.line("stax_rt::matmul_batched<" + T + ">(" + std::to_string(mm.batch.size()) + ", batch, " + a +
+           "a_batch_strides, " + as + bb + "b_batch_strides, " + bs + c_name + ", " + mnk + ep + ");");
+}
+
+// stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
+std::vector<std::string> gemm_sections() {
+  std::vector<std::string> s{"matmul"};
+  for (const IsaRecord& r : isa_table()) s.push_back(r.section());
+  return s;
+}
+
+std::string shape_comment(const ir::Matmul& mm) {
+  return "[" + std::to_string(mm.m) + ", " + std::to_string(mm.k) + "] x [" + std::to_string(mm.k) + ", " +
+         std::to_string(mm.n) + "]" + (mm.batch.empty() ? "" : " per batch " + shape_str(mm.batch));
 }
 
 }  // namespace
@@ -32,38 +67,57 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
-  // stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
-  sections.insert("matmul");
-  for (const IsaRecord& r : isa_table()) sections.insert(r.section());
-  const ir::Matmul& mm = b.matmul;
+  for (const std::string& section : gemm_sections()) sections.insert(section);
   KernelCode k;
   k.function = function;
   k.params = plan.params;
-  const std::string T = cxx_type(b.dtype);
-  auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
-
   CodeWriter out;
-  out.line(buffer_comment(b) + " ([" + std::to_string(mm.m) + ", " + std::to_string(mm.k) + "] x [" +
-           std::to_string(mm.k) + ", " + std::to_string(mm.n) + "]" +
-           (mm.batch.empty() ? "" : " per batch " + shape_str(mm.batch)) + ")");
+  out.line(buffer_comment(b) + " (" + shape_comment(b.matmul) + ")");
   out.open(signature_text(p, plan, function, names));
-  for (std::size_t i = 0; i < mm.batch.size(); ++i) out.open(loop_head("x" + std::to_string(i), mm.batch[i]));
-  // The output batch offset: row-major over the batch dims, times the matrix size.
-  std::vector<Index> xs;
-  for (std::size_t d = 0; d < mm.batch.size(); ++d) xs.push_back(Index::var(ir::xvar(static_cast<int32_t>(d))));
-  const Index out_offset = ir::flat_index(xs, mm.batch) * (mm.m * mm.n);
-  std::string c = name(b.id);
-  // A sum is left unparenthesized: + binds the same either way.
-  if (!out_offset.is_const(0)) c += " + " + index_cxx(out_offset);
-  out.line("stax_rt::matmul<" + T + ">(" + operand_base(mm.a, name(mm.a.buffer)) + ", " +
-           std::to_string(mm.a.row_stride) + ", " + std::to_string(mm.a.col_stride) + ", " +
-           operand_base(mm.b, name(mm.b.buffer)) + ", " + std::to_string(mm.b.row_stride) + ", " +
-           std::to_string(mm.b.col_stride) + ", " + c + ", " + std::to_string(mm.m) + ", " +
-           std::to_string(mm.n) + ", " + std::to_string(mm.k) + ");");
-  close_loops(out, mm.batch.size());
+  matmul_call(b, names, names[static_cast<std::size_t>(b.id)], "", out);
   out.close();
   k.text = out.str();
   return k;
+}
+
+void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, CodeWriter& loops) {
+  const kernelplan::KernelPlan& plan = e.plan;
+  const ir::Buffer& b = e.p[e.k.nodes.front().buffer];
+  const ir::Matmul& mm = b.matmul;
+  const std::size_t batch = mm.batch.size();
+  const std::string T = cxx_type(b.dtype);
+  const std::string xi = "x" + std::to_string(batch), xj = "x" + std::to_string(batch + 1);
+  const std::vector<int> node{plan.epilogue};
+  for (const std::string& section : gemm_sections()) e.need(section);
+  loops.line("// " + shape_comment(mm) + "; the epilogue computes " + e.name(e.k.nodes.back().buffer) +
+             " on each tile of the product, in place (" + plan.epilogue_reason + ")");
+  std::string head = "const auto epilogue = [&](";
+  if (batch > 0) head += "int64_t xb, ";
+  loops.open(head + "int64_t i0, int64_t i1, int64_t j0, int64_t j1, " + T + "*, int64_t)");
+  // The batch position's dims, row-major over the batch shape.
+  int64_t inner = 1;
+  for (std::size_t d = batch; d-- > 0;) {
+    const std::string x = "x" + std::to_string(d);
+    std::string v = inner == 1 ? "xb" : "xb / " + std::to_string(inner);
+    if (d > 0) v = "(" + v + ") % " + std::to_string(mm.batch[d]);
+    loops.line("const int64_t " + x + " = " + v + ";");
+    loops.line("(void)" + x + ";");
+    inner *= mm.batch[d];
+  }
+  loops.open("for (int64_t " + xi + " = i0; " + xi + " < i1; ++" + xi + ")");
+  if (plan.vector_var) {
+    const ir::Var var = *plan.vector_var;
+    e.strip_mined(
+        loops, xj, "j0", "j1", [&](CodeWriter& w) { e.pointwise_nodes(node, w, &var); },
+        [&](CodeWriter& w) { e.pointwise_nodes(node, w, nullptr); });
+  } else {
+    loops.open("for (int64_t " + xj + " = j0; " + xj + " < j1; ++" + xj + ")");
+    e.pointwise_nodes(node, loops, nullptr);
+    loops.close();
+  }
+  loops.close();
+  loops.close(";");
+  matmul_call(b, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);
 }
 
 }  // namespace stax::codegen

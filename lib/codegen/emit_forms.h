@@ -21,6 +21,9 @@ void emit_tiled(KernelEmitter& e, CodeWriter& loops);
 void emit_vector_rows(KernelEmitter& e, CodeWriter& loops);
 void emit_columns(KernelEmitter& e, CodeWriter& loops);
 void emit_row_groups(KernelEmitter& e, CodeWriter& loops);
+// A matmul with its epilogue (emit_extern.cpp): the lambda run on each tile and the GEMM's call;
+// `names` as the emitter's, the product named as the epilogue's buffer it is written into.
+void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, CodeWriter& loops);
 
 // Scans and externs (emit_scan.cpp, emit_extern.cpp): whole functions, with a comment naming the
 // buffer (buffer_comment) and the signature of the plan's parameters, the written one last.

@@ -8,6 +8,15 @@ namespace stax::codegen {
 KernelCode emit_kernel(const ir::Program& p, const scheduler::Kernel& k, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names, const std::string& isa_tag,
                        std::set<std::string>& sections) {
+  if (plan.epilogue >= 0) {
+    // The product lives in the epilogue's buffer: its loads read that buffer at the same element.
+    std::vector<std::string> aliased = names;
+    aliased[static_cast<std::size_t>(k.nodes.front().buffer)] = names[static_cast<std::size_t>(k.nodes.back().buffer)];
+    KernelEmitter e(p, k, plan, aliased, isa_tag, sections);
+    CodeWriter loops;
+    emit_epilogue(e, aliased, loops);
+    return e.finish(function, loops.str());
+  }
   if (plan.form == kernelplan::Form::Scan || plan.form == kernelplan::Form::Extern) {
     sections.insert("core");
     const ir::Buffer& b = p[k.nodes.front().buffer];

@@ -237,12 +237,14 @@ void KernelEmitter::finish_accumulators(CodeWriter& w, const GroupAccumulators& 
 std::string KernelEmitter::node_summary(const KernelNode& n) const {
   const ir::Buffer& b = p[n.buffer];
   const std::string what = b.kind == ir::BufferKind::Reduction ? "reduction " + std::string(ir::reduce_op_name(b.reduce_op))
+                           : b.kind == ir::BufferKind::Extern  ? std::string("matmul")
                                                                 : std::string("pointwise");
-  const std::string where = in_register(n.buffer) ? " (kept in a local)"
+  const std::string place = where(n.buffer) == Residence::Product ? " (written into " + name(n.buffer) + ")"
+                            : in_register(n.buffer)                 ? " (kept in a local)"
                             : in_row(n.buffer)     ? " (one row at a time, kept in a local array)"
                                                    : "";
   return n.name + " " + b.name + ": " + std::string(dtype_name(b.dtype)) + shape_str(b.shape) + ", " + what +
-         "; computes " + join(b.origins, ", ") + where;
+         "; computes " + join(b.origins, ", ") + place;
 }
 
 KernelCode KernelEmitter::finish(const std::string& function, const std::string& loops) const {

@@ -35,6 +35,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   scheduler::FusionOptions fusion;
   fusion.fuse = opts.fuse;
   fusion.split_pointwise = !opts.chapter_rules;
+  fusion.epilogues = !opts.chapter_rules;
   scheduler::LogOptions log;
   log.verbose = opts.verbose;
   if (logs(opts, "fusion"))

@@ -103,6 +103,10 @@ Json kernel_json(const KernelPlan& kp, const ProgramPlan& plan, const ir::Progra
     v["blocked"] = kp.blocked;
     j["vector"] = v;
   }
+  if (kp.epilogue >= 0) {
+    const scheduler::KernelNode& n = k.nodes[static_cast<std::size_t>(kp.epilogue)];
+    j["epilogue"] = Json{{"node", n.name}, {"buffer", p[n.buffer].name}, {"reason", kp.epilogue_reason}};
+  }
   if (kp.stream) j["stream"] = stream_json(*kp.stream, k, p, kp.stream_reason);
   else if (!kp.stream_reason.empty()) j["stream"] = kp.stream_reason;
   if (!kp.tiles.empty()) {
@@ -168,6 +172,7 @@ std::string kernel_plan_log(const ProgramPlan& plan, const ir::Program& p) {
       out += "  vector loop " + ir::var_name(*kp.vector_var) + " of " + std::to_string(kp.vector_trip) +
              (kp.blocked ? ", shared among the threads in blocks" : "") + "\n";
     if (!kp.stream_reason.empty()) out += "  " + kp.stream_reason + "\n";
+    if (kp.epilogue >= 0) out += "  epilogue: " + kp.epilogue_reason + "\n";
     for (const GroupPlan& g : kp.groups) out += "  group " + std::to_string(g.group) + ": " + g.reason + "\n";
     for (const BufferUse& u : kp.buffers)
       out += "  " + p[u.buffer].name + ": " + std::string(residence_name(u.where)) + "; " + u.reason + "\n";

@@ -71,6 +71,12 @@ void plan_kernel_locals(const ir::Program& p, const Kernel& k, Locals& out) {
     const auto writer = std::find_if(k.nodes.begin(), k.nodes.end(), [id](const KernelNode& n) { return n.buffer == id; });
     if (writer == k.nodes.end()) continue;
     const std::size_t i = static_cast<std::size_t>(id);
+    if (k.kind == scheduler::KernelKind::Epilogue && writer->kind == scheduler::NodeKind::Extern) {
+      out.where[i] = Locality::Product;
+      out.reason[i] = "the GEMM writes it into " + p[k.nodes.back().buffer].name +
+                      ", whose epilogue rewrites each tile in place";
+      continue;
+    }
     const std::optional<std::vector<Reader>> readers = readers_after(p, k, *writer, id);
     out.reason[i] = "read only in its kernel, but not at the element computed nor within one outer iteration's "
                     "slab of at most 64 KiB";

@@ -42,7 +42,9 @@ Places memory_places(const ir::Program& p, const Locals& locals, const memory::M
       pl.where[i] = Residence::Constant;
       pl.reason[i] = "a static array of the generated file";
     } else if (locals.local(b.id)) {
-      pl.where[i] = locals.where[i] == Locality::Row ? Residence::Row : Residence::Register;
+      pl.where[i] = locals.where[i] == Locality::Row       ? Residence::Row
+                    : locals.where[i] == Locality::Product ? Residence::Product
+                                                           : Residence::Register;
       pl.reason[i] = locals.reason[i];
     }
   }
@@ -105,6 +107,35 @@ void loop_params(const KernelContext& c, const Places& places, KernelPlan& kp) {
   record_uses(places, own, kp);
 }
 
+// A matmul with its epilogue: parameters the operands, the epilogue's other reads, its buffer;
+// the epilogue's loop over a tile row in lanes when it reads and stores contiguously along it.
+KernelPlan plan_epilogue(const KernelContext& c, const Places& places) {
+  const ir::Buffer& mm = c.p[c.k.nodes.front().buffer];
+  KernelPlan kp;
+  kp.form = Form::Extern;
+  kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers, with an epilogue on each tile";
+  kp.parallel_reason = "the GEMM divides its blocks among the threads itself; the epilogue runs on its tiles";
+  kp.epilogue = static_cast<int>(c.k.nodes.size()) - 1;
+  add_unique(kp.params, mm.matmul.a.buffer);
+  add_unique(kp.params, mm.matmul.b.buffer);
+  const BufferId out = c.k.nodes.back().buffer;
+  for (const ir::LoadRef& l : ir::collect_loads(c.p[out].body))
+    if (l.buffer != mm.id) add_unique(kp.params, l.buffer);
+  kp.params.push_back(out);
+  record_uses(places, kp.params, kp);
+  record_uses(places, {mm.id}, kp);
+  const ir::Var v = ir::xvar(static_cast<int32_t>(mm.shape.size() - 1));
+  const std::string why = detail::why_not_vector(c, {kp.epilogue}, v, mm.shape.back());
+  if (why.empty()) {
+    kp.vector_var = v;
+    kp.vector_trip = mm.shape.back();
+    kp.epilogue_reason = "each tile row in lanes along " + ir::var_name(v) + ", a scalar remainder";
+  } else {
+    kp.epilogue_reason = "each tile element by element: " + why;
+  }
+  return kp;
+}
+
 KernelPlan plan_loop_kernel(const KernelContext& c, const Places& places) {
   KernelPlan kp;
   for (const KernelNode& n : c.k.nodes) kp.fallible = kp.fallible || (c.p[n.buffer].body && ir::may_fail(c.p[n.buffer].body));
@@ -138,6 +169,7 @@ std::string_view residence_name(Residence r) {
     case Residence::Caller: return "caller";
     case Residence::Input: return "input";
     case Residence::Constant: return "constant";
+    case Residence::Product: return "product";
   }
   return "?";
 }
@@ -152,6 +184,7 @@ std::string_view parallel_name(Parallel m) {
 }
 
 bool KernelPlan::vectorized() const {
+  if (form == Form::Extern) return vector_var.has_value();  // an epilogue in lanes
   if (form == Form::Tiled || form == Form::VectorRows || form == Form::Columns) return true;
   return std::any_of(groups.begin(), groups.end(), [](const GroupPlan& g) { return g.vector; });
 }
@@ -171,7 +204,9 @@ ProgramPlan plan_kernels(const ir::Program& p, const scheduler::Schedule& s, con
   for (int step : memory.order) {
     const Kernel& k = s.kernels[static_cast<std::size_t>(step)];
     const KernelContext c{p, k, locals, plan.vector};
-    KernelPlan kp = k.loop_groups.empty() ? plan_extern_or_scan(p, k, places) : plan_loop_kernel(c, places);
+    KernelPlan kp = k.kind == scheduler::KernelKind::Epilogue ? plan_epilogue(c, places)
+                    : k.loop_groups.empty()                      ? plan_extern_or_scan(p, k, places)
+                                                                 : plan_loop_kernel(c, places);
     kp.kernel = step;
     kp.name = k.name;
     plan.kernels.push_back(std::move(kp));

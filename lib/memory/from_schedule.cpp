@@ -98,6 +98,8 @@ class Builder {
   bool inplace_ok(const scheduler::Kernel& kernel, std::size_t w, ir::BufferId r) const {
     const scheduler::KernelNode& writer = kernel.nodes[w];
     if (writer.kind != scheduler::NodeKind::Pointwise) return false;
+    // A GEMM writes partial sums into its epilogue's buffer before the epilogue reads anything.
+    if (kernel.kind == scheduler::KernelKind::Epilogue) return false;
     const ir::Buffer& wb = p_[writer.buffer];
     const ir::Buffer& rb = p_[r];
     if (rb.dtype != wb.dtype || rb.numel() != wb.numel()) return false;

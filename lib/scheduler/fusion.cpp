@@ -75,6 +75,7 @@ std::string_view kernel_kind_name(KernelKind k) {
     case KernelKind::Fused: return "fused";
     case KernelKind::Horizontal: return "horizontal";
     case KernelKind::OuterLoopFused: return "outer_loop_fused";
+    case KernelKind::Epilogue: return "extern_epilogue";
   }
   return "?";
 }
@@ -84,7 +85,8 @@ std::string_view kernel_class_name(KernelKind k) {
     case KernelKind::Pointwise:
     case KernelKind::Reduction:
     case KernelKind::Scan: return "SchedulerNode";
-    case KernelKind::Extern: return "ExternKernelSchedulerNode";
+    case KernelKind::Extern:
+    case KernelKind::Epilogue: return "ExternKernelSchedulerNode";
     case KernelKind::Fused:
     case KernelKind::Horizontal: return "FusedSchedulerNode";
     case KernelKind::OuterLoopFused: return "OuterLoopFusedSchedulerNode";
@@ -322,8 +324,9 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
     d.reason = std::move(why);
     return d;
   };
+  if (std::optional<FusionDecision> e = epilogue_decision(A, B)) return *e;
   for (const FusedNode* f : {&A, &B}) {
-    if (f->kind == KernelKind::Extern)
+    if (f->kind == KernelKind::Extern || f->kind == KernelKind::Epilogue)
       return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul) and runs on its own");
     if (f->kind == KernelKind::Scan) return refuse(Refusal::Scan, f->name + " is a scan and runs on its own");
   }
@@ -419,6 +422,51 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   d.kind = KernelKind::OuterLoopFused;
   d.reason = "outer loop fusion depth " + std::to_string(d.depth) + ", loops " + tuple_text(d.refined);
   d.ok = true;
+  return d;
+}
+
+// A matmul's epilogue (KernelKind::Epilogue), in the way Inductor's C++ GEMM template takes its
+// epilogue nodes: the GEMM calls it on each tile of the product once the tile is final, so the
+// product never makes a round trip through memory by itself. Legal when the pointwise node is
+// the product's only reader and reads it only at the element it writes (a tile's epilogue sees
+// that tile alone), the product is no graph output, and both have one floating-point dtype and
+// shape [batch..., M, N] (the epilogue rewrites the tile in place); the node cannot fail (the
+// GEMM has no error path). Ranked with same-kind pairs (type 1), by the bytes of the product.
+std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const FusedNode& B) const {
+  const bool ae = A.kind == KernelKind::Extern && B.kind == KernelKind::Pointwise;
+  const bool be = B.kind == KernelKind::Extern && A.kind == KernelKind::Pointwise;
+  if (!ae && !be) return std::nullopt;
+  const FusedNode& E = ae ? A : B;
+  const FusedNode& Q = ae ? B : A;
+  const int qn = Q.members.front();
+  const ir::Buffer& eb = p_[g_.nodes[static_cast<std::size_t>(E.members.front())].buffer];
+  const ir::Buffer& qb = p_[g_.nodes[static_cast<std::size_t>(qn)].buffer];
+  FusionDecision d;
+  d.refusal = Refusal::Extern;
+  auto refuse = [&](const std::string& why) {
+    d.reason = E.name + " is an extern kernel (matmul); " + Q.name + " is no epilogue of it: " + why;
+    return d;
+  };
+  if (!opts_.epilogues) return refuse("epilogues are off (the chapter's rules)");
+  const std::vector<int>& readers = readers_[static_cast<std::size_t>(eb.id)];
+  if (readers.size() != 1 || readers.front() != qn) return refuse("it is not the product's only reader");
+  if (is_output_[static_cast<std::size_t>(eb.id)]) return refuse("the product is a graph output");
+  if (!is_floating(eb.dtype) || qb.dtype != eb.dtype) return refuse("the GEMM's epilogue keeps one floating-point dtype");
+  if (qb.shape != eb.shape || eb.shape.size() != eb.matmul.batch.size() + 2)
+    return refuse("its shape is not the product's [batch..., M, N]");
+  if (ir::may_fail(qb.body)) return refuse("it may fail, and the GEMM has no error path");
+  for (const ir::LoadRef& l : ir::collect_loads(qb.body))
+    if (l.buffer == eb.id && !(l.index == qb.write_index()))
+      return refuse("it reads the product at " + ir::to_string(l.index) + ", not at the element it writes");
+  d.ok = true;
+  d.kind = KernelKind::Epilogue;
+  d.vertical = true;
+  d.swap = be;
+  d.score.type = 1;
+  d.score.bytes = 2 * static_cast<uint64_t>(eb.numel()) * dtype_size(eb.dtype);
+  d.score.buffers = 1;
+  d.score.distance = std::abs(Q.min_order - E.max_order);
+  d.reason = "GEMM_EPILOGUE: " + Q.name + " runs on each tile of " + E.name + "'s product";
   return d;
 }
 
@@ -542,12 +590,31 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
       }
       break;
     }
+    case KernelKind::Epilogue: {
+      // The epilogue runs on the product's tiles: over its own dims [batch..., M, N], unmerged.
+      const int q = second.members.front();
+      const ir::Buffer& qb = p_[g_.nodes[static_cast<std::size_t>(q)].buffer];
+      NodeLoops own;
+      own.x = qb.shape;
+      for (std::size_t d = 0; d < qb.shape.size(); ++d) {
+        const ir::Var v = ir::xvar(static_cast<int32_t>(d));
+        own.reindex[v] = ir::Index::var(v);
+      }
+      loops_[static_cast<std::size_t>(q)] = std::move(own);
+      access_cache_[static_cast<std::size_t>(q)].clear();
+      m.outer = qb.shape;
+      m.groups = {LoopGroup{{}, {}, {q}, false}};
+      m.kind = KernelKind::Epilogue;
+      break;
+    }
     case KernelKind::Pointwise:
     case KernelKind::Reduction:
     case KernelKind::Scan:
     case KernelKind::Extern: STAX_ASSERT(false, "fuse: a decision of a single-node kind");
   }
-  if (m.groups.size() == 1) {
+  if (d.kind == KernelKind::Epilogue) {
+    // The epilogue's loops stay its own: the GEMM's tiles run them.
+  } else if (m.groups.size() == 1) {
     // One group: all its loops are shared by every node.
     LoopGroup& grp = m.groups[0];
     m.outer.insert(m.outer.end(), grp.inner.begin(), grp.inner.end());

@@ -236,6 +236,8 @@ Kernel make_kernel(const Fuser& f, const FusedNode& n) {
   };
   if (n.groups.empty()) {
     for (int v : n.members) add_node(v, -1);
+  } else if (n.kind == KernelKind::Epilogue) {
+    add_node(n.members.front(), -1);  // the matmul, then its epilogue's loop group
   }
   for (std::size_t gi = 0; gi < n.groups.size(); ++gi) {
     LoopGroup lg = n.groups[gi];
@@ -243,7 +245,8 @@ Kernel make_kernel(const Fuser& f, const FusedNode& n) {
     for (int v : n.groups[gi].nodes) lg.nodes.push_back(add_node(v, static_cast<int>(gi)));
     k.loop_groups.push_back(std::move(lg));
   }
-  const KernelNode* rep = &k.nodes.front();
+  const KernelNode* rep = &k.nodes.back();  // an epilogue's loops are the kernel's
+  if (n.kind != KernelKind::Epilogue) rep = &k.nodes.front();
   for (const KernelNode& kn : k.nodes)
     if (kn.kind == NodeKind::Reduction) {
       rep = &kn;

@@ -282,6 +282,37 @@ std::vector<Case> composite_matmul_cases() {
   t.add("matmul large, parallel blocks", {input("a", "float32", "[70, 90]"), input("b", "float32", "[90, 80]")},
         {R"({"name": "y", "op": "matmul", "args": ["a", "b"]})"}, {"y"})
       .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 90, max_abs_sum(70, 80, 90, at(in[0], 90), at(in[1], 80))); };
+  // Epilogues (the pointwise reader of a product run by the GEMM on each tile): several tiles and
+  // K blocks, threads, vector rows with a scalar remainder, batches, float64. A Lipschitz constant
+  // of the epilogue (gelu's slope is at most 1.13) scales the product's bound.
+  auto scaled = [](driver::Tolerance t, double by) {
+    t.atol *= by;
+    return t;
+  };
+  t.add("epilogue: linear + gelu over tiles and K blocks", {input("x", "float32", "[70, 520]"), input("w", "float32", "[96, 520]"), input("b", "float32", "[96]")},
+        {R"({"name": "y", "op": "gelu", "args": [{"op": "linear", "args": ["x", "w", "b"]}]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    return scaled(matmul_tolerance(f32, 520, max_abs_sum(70, 96, 520, at(in[0], 520), transposed(in[1], 520)) + max_abs(in[2])), 1.2);
+  };
+  t.add("epilogue: residual add then relu, ragged tiles", {input("a", "float32", "[33, 40]"), input("b", "float32", "[40, 40]"), input("r", "float32", "[33, 40]")},
+        {R"({"name": "y", "op": "relu", "args": [{"op": "add", "args": [{"op": "matmul", "args": ["a", "b"]}, "r"]}]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 40, max_abs_sum(33, 40, 40, at(in[0], 40), at(in[1], 40)) + max_abs(in[2])); };
+  t.add("epilogue: batched broadcast, scale and bias", {input("q", "float32", "[2, 3, 20, 16]"), input("k", "float32", "[3, 16, 24]"), input("c", "float32", "[24]")},
+        {R"({"name": "y", "op": "add", "args": [{"op": "mul", "args": [{"op": "matmul", "args": ["q", "k"]}, 0.25]}, "c"]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    double s = 0;
+    for (int64_t x0 = 0; x0 < 2; ++x0)
+      for (int64_t x1 = 0; x1 < 3; ++x1) s = std::max(s, max_abs_sum(20, 24, 16, at(in[0], 16, 320 * (3 * x0 + x1)), at(in[1], 24, 384 * x1)));
+    return matmul_tolerance(f32, 16, 0.25 * s + max_abs(in[2]));
+  };
+  t.add("epilogue: float64 linear + tanh", {input("x", "float64", "[17, 48]"), input("w", "float64", "[40, 48]"), input("b", "float64", "[40]")},
+        {R"({"name": "y", "op": "tanh", "args": [{"op": "linear", "args": ["x", "w", "b"]}]})"}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    return matmul_tolerance(f64, 48, max_abs_sum(17, 40, 48, at(in[0], 48), transposed(in[1], 48)) + max_abs(in[2]));
+  };
+  t.add("no epilogue: the product is also an output", {input("a", "float32", "[9, 20]"), input("b", "float32", "[20, 18]")},
+        {R"({"name": "m", "op": "matmul", "args": ["a", "b"]})", R"({"name": "y", "op": "relu", "args": ["m"]})"}, {"m", "y"})
+      .tolerance = [=](const Inputs& in) { return matmul_tolerance(f32, 20, max_abs_sum(9, 18, 20, at(in[0], 20), at(in[1], 18))); };
   // An attention block written with primitives: scores, a -inf causal mask, softmax, values.
   t.add("masked attention", {input("q", "float32", "[4, 8]"), input("k", "float32", "[4, 8]"), input("v", "float32", "[4, 8]")},
         {R"({"name": "kt", "op": "transpose", "args": ["k"], "dim0": 0, "dim1": 1})",

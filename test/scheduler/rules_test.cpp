@@ -34,6 +34,7 @@ struct Pair {
 FusionOptions chapter_rules() {
   FusionOptions o;
   o.split_pointwise = false;
+  o.epilogues = false;
   return o;
 }
 

@@ -76,7 +76,9 @@ constexpr int64_t kMinVectorTrip = 16;
 //             reduction without inner loops read by later groups of the same outer iteration);
 //   Row       a local array of one outer iteration's slab: every read happens in the same outer
 //             iteration (listing 7.1's row kept in L1), at most kMaxRowBytes.
-enum class Locality : unsigned char { Memory, Register, Row };
+//   Product   a matmul's product with an epilogue: the GEMM writes it into the epilogue's
+//             buffer, each tile rewritten in place (scheduler::KernelKind::Epilogue).
+enum class Locality : unsigned char { Memory, Register, Row, Product };
 
 struct Locals {
   std::vector<Locality> where;      // per buffer id
@@ -95,7 +97,7 @@ enum class Form : unsigned char { Extern, Scan, Tiled, VectorRows, Columns, RowG
 std::string_view form_name(Form f);
 
 // Where a buffer lives while a kernel runs.
-enum class Residence : unsigned char { Register, Row, Workspace, Caller, Input, Constant };
+enum class Residence : unsigned char { Register, Row, Workspace, Caller, Input, Constant, Product };
 std::string_view residence_name(Residence r);
 
 // How a kernel's outer loops run in parallel (§8.4, §8.5):
@@ -171,6 +173,11 @@ struct KernelPlan {
   std::vector<Prefetch> column_prefetches;  // columns
   int64_t prefetch_ahead = 0;      // columns: rows ahead
   std::vector<GroupPlan> groups;   // row groups and scalar
+  // Extern with an epilogue: the index into the kernel's nodes of the pointwise node the GEMM
+  // runs on each tile (-1: none), and its loop over a tile row (vector_var: the last output
+  // dim, in lanes, when the node reads and stores contiguously along it).
+  int epilogue = -1;
+  std::string epilogue_reason;
   // True when some loop steps by W lanes (the kernel declares its vector type alias).
   bool vectorized() const;
   const BufferUse* use(BufferId id) const;

@@ -27,10 +27,16 @@ namespace stax::scheduler {
 //                   nest with several accumulators (example 7.2's SAME_VARS_REDUCE).
 //   OuterLoopFused  nodes sharing only the outer loops (example 7.1: a row reduction and its
 //                   pointwise consumer, one pass per row).
+//   Epilogue        a floating-point matmul and the one pointwise node reading its product, run
+//                   by the GEMM on each tile of the product while the tile is in L1 (bias,
+//                   activation, residual add...): the product is never written to memory by
+//                   itself (the GEMM writes it into the pointwise node's buffer, which the
+//                   epilogue rewrites in place).
 enum class KernelKind : unsigned char {
-  Pointwise, Reduction, Scan, Extern, Fused, Horizontal, OuterLoopFused
+  Pointwise, Reduction, Scan, Extern, Fused, Horizontal, OuterLoopFused, Epilogue
 };
-// "pointwise", "reduction", "scan", "extern", "fused", "horizontal", "outer_loop_fused".
+// "pointwise", "reduction", "scan", "extern", "fused", "horizontal", "outer_loop_fused",
+// "extern_epilogue".
 std::string_view kernel_kind_name(KernelKind k);
 // The chapter's class names: "SchedulerNode", "ExternKernelSchedulerNode",
 // "FusedSchedulerNode" (Fused and Horizontal), "OuterLoopFusedSchedulerNode".
@@ -38,7 +44,7 @@ std::string_view kernel_class_name(KernelKind k);
 
 // Why can_fuse said no. Counted per reason in the schedule.
 enum class Refusal : unsigned char {
-  Extern,              // an extern (matmul) is its own kernel and never fuses with loops
+  Extern,              // an extern (matmul) runs on its own, but for one pointwise epilogue
   Scan,                // scans are not fused
   IncompatibleRanges,  // Definition 7.2 on CPU: no common outer loop (outer-loop depth 0)
   DependenceDistance,  // Propositions 7.2/7.3: a read not at the canonical index written
@@ -87,6 +93,11 @@ struct FusionOptions {
   // written to memory (example 7.2's exp with its sum and amax: one pass per row). false: the
   // chapter's CPU rules as written (example 7.2 stores exp; --fusion-rules chapter).
   bool split_pointwise = true;
+  // A floating-point matmul takes the pointwise node that alone reads its product as its
+  // epilogue (KernelKind::Epilogue): each element of the product read once, at the element the
+  // node writes, by no other node and no graph output. false: an extern never fuses (the
+  // chapter's rules, --fusion-rules chapter; --no-fuse turns it off with everything else).
+  bool epilogues = true;
   // Memory-aware fusion (§7.3, M* of Definition 7.5; scheduler/peak.h): a fusion whose kernels
   // touch at least peak_check_bytes of intermediates is refused (Refusal::PeakMemory) when it
   // would raise the estimated peak by more than max_peak_growth of it and by at least
@@ -184,6 +195,9 @@ class Fuser {
   bool node_depends(const FusedNode& from, const FusedNode& to) const;
   // Some node of `to` reads (or, weak: only orders after) a buffer some node of `from` writes.
   bool depends(const std::vector<int>& from, const std::vector<int>& to, bool weak_only = false) const;
+  // A single matmul and a single pointwise node: the epilogue decision (ok or the Extern refusal
+  // saying why not); nothing when the pair is not of those kinds.
+  std::optional<FusionDecision> epilogue_decision(const FusedNode& A, const FusedNode& B) const;
   // The name of a buffer some node of `from` writes and some node of `to` reads whole (a
   // StarDep: an indexed load, whose elements depend on data); "" when there is none.
   std::string whole_read(const std::vector<int>& from, const std::vector<int>& to) const;

@@ -533,6 +533,41 @@ inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b
   else matmul_loops(a, a_sm, a_sk, b, b_sk, b_sn, c, M, N, K);
 }
 
+// The same for float and double with an epilogue, ep(i0, i1, j0, j1, c, ldc) on each tile of C
+// once it is final (GemmNoEpilogue describes it): the pointwise work staxc fuses into the product.
+template <typename T, typename E>
+inline void matmul_epilogue(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn, T* c,
+                            int64_t M, int64_t N, int64_t K, const E& ep) {
+  static_assert(std::is_floating_point_v<T>, "an epilogue runs on the GEMM of float and double");
+  gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K, ep);
+}
+
+// C[x..., M, N] = A_x * B_x for every position x of the batch shape (`rank` dims of `shape`),
+// A_x at a + sum_d x_d * a_bs[d] (stride 0 broadcasts), B_x likewise, C dense. float and double
+// run gemm_batched (many small products in parallel, one thread each; large ones each over all
+// threads) with `ep` called as ep(x_flat, i0, i1, j0, j1, c, ldc); the other dtypes the loops.
+template <typename T, typename E = GemmNoBatchEpilogue>
+inline void matmul_batched(int rank, const int64_t* shape, const T* a, const int64_t* a_bs, int64_t a_sm,
+                           int64_t a_sk, const T* b, const int64_t* b_bs, int64_t b_sk, int64_t b_sn, T* c,
+                           int64_t M, int64_t N, int64_t K, const E& ep = E()) {
+  if constexpr (std::is_floating_point_v<T>) {
+    gemm_batched<T, IsaNative>(rank, shape, a, a_bs, a_sm, a_sk, b, b_bs, b_sk, b_sn, c, M * N, N, M, N, K, ep);
+  } else {
+    int64_t batches = 1;
+    for (int d = 0; d < rank; ++d) batches *= shape[d];
+    for (int64_t x = 0; x < batches; ++x) {
+      int64_t ao = 0, bo = 0, rest = x;
+      for (int d = rank - 1; d >= 0; --d) {
+        ao += rest % shape[d] * a_bs[d];
+        bo += rest % shape[d] * b_bs[d];
+        rest /= shape[d];
+      }
+      matmul_loops(a + ao, a_sm, a_sk, b + bo, b_sk, b_sn, c + x * M * N, M, N, K);
+    }
+    (void)ep;
+  }
+}
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_MATMUL

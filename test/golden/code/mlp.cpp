@@ -3857,6 +3857,41 @@ inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b
   else matmul_loops(a, a_sm, a_sk, b, b_sk, b_sn, c, M, N, K);
 }
 
+// The same for float and double with an epilogue, ep(i0, i1, j0, j1, c, ldc) on each tile of C
+// once it is final (GemmNoEpilogue describes it): the pointwise work staxc fuses into the product.
+template <typename T, typename E>
+inline void matmul_epilogue(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn, T* c,
+                            int64_t M, int64_t N, int64_t K, const E& ep) {
+  static_assert(std::is_floating_point_v<T>, "an epilogue runs on the GEMM of float and double");
+  gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K, ep);
+}
+
+// C[x..., M, N] = A_x * B_x for every position x of the batch shape (`rank` dims of `shape`),
+// A_x at a + sum_d x_d * a_bs[d] (stride 0 broadcasts), B_x likewise, C dense. float and double
+// run gemm_batched (many small products in parallel, one thread each; large ones each over all
+// threads) with `ep` called as ep(x_flat, i0, i1, j0, j1, c, ldc); the other dtypes the loops.
+template <typename T, typename E = GemmNoBatchEpilogue>
+inline void matmul_batched(int rank, const int64_t* shape, const T* a, const int64_t* a_bs, int64_t a_sm,
+                           int64_t a_sk, const T* b, const int64_t* b_bs, int64_t b_sk, int64_t b_sn, T* c,
+                           int64_t M, int64_t N, int64_t K, const E& ep = E()) {
+  if constexpr (std::is_floating_point_v<T>) {
+    gemm_batched<T, IsaNative>(rank, shape, a, a_bs, a_sm, a_sk, b, b_bs, b_sk, b_sn, c, M * N, N, M, N, K, ep);
+  } else {
+    int64_t batches = 1;
+    for (int d = 0; d < rank; ++d) batches *= shape[d];
+    for (int64_t x = 0; x < batches; ++x) {
+      int64_t ao = 0, bo = 0, rest = x;
+      for (int d = rank - 1; d >= 0; --d) {
+        ao += rest % shape[d] * a_bs[d];
+        bo += rest % shape[d] * b_bs[d];
+        rest /= shape[d];
+      }
+      matmul_loops(a + ao, a_sm, a_sk, b + bo, b_sk, b_sn, c + x * M * N, M, N, K);
+    }
+    (void)ep;
+  }
+}
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_MATMUL
@@ -3865,7 +3900,7 @@ inline void matmul(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b
 namespace {
 namespace stax_mlp_block_model {
 
-constexpr std::size_t kWorkspaceSize = 768;
+constexpr std::size_t kWorkspaceSize = 512;
 
 // constant w1: float32[8, 4]
 alignas(64) const float w1[32] = {
@@ -3890,37 +3925,35 @@ alignas(64) const float b2_[4] = {
     0.0f, -0.1f, 0.2f, 0.05f
 };
 
-// kernel op0 (extern)
-// buf5: float32[16, 8], matmul; computes h#1 ([16, 4] x [4, 8])
-void kernel_op0(const float* x, const float* w1, float* buf5) {
-  stax_rt::matmul<float>(x, 4, 1, w1, 1, 4, buf5, 16, 8, 4);
-}
-
-// kernel op1 (pointwise): computes h, a
+// kernel op0_op1 (extern_epilogue): computes h#1, h, a
+//   op0 buf5: float32[16, 8], matmul; computes h#1 (written into buf6)
 //   op1 buf6: float32[16, 8], pointwise; computes h, a
-void kernel_op1(const float* buf5, const float* b1_, float* buf6) {
-  for (int64_t x0 = 0; x0 < 16; ++x0) {
-    for (int64_t x1 = 0; x1 < 8; ++x1) {
-      const float t0 = buf5[8 * x0 + x1] + b1_[x1];
-      buf6[8 * x0 + x1] = (t0 * 0.5f) * (1.0f + stax_rt::erf(t0 * 0.70710677f));
+void kernel_op0_op1(const float* x, const float* w1, const float* b1_, float* buf6) {
+  // [16, 4] x [4, 8]; the epilogue computes buf6 on each tile of the product, in place (each tile element by element: x1 runs 8 times, fewer than 16)
+  const auto epilogue = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1, float*, int64_t) {
+    for (int64_t x0 = i0; x0 < i1; ++x0) {
+      for (int64_t x1 = j0; x1 < j1; ++x1) {
+        const float t0 = buf6[8 * x0 + x1] + b1_[x1];
+        buf6[8 * x0 + x1] = (t0 * 0.5f) * (1.0f + stax_rt::erf(t0 * 0.70710677f));
+      }
     }
-  }
+  };
+  stax_rt::matmul_epilogue<float>(x, 4, 1, w1, 1, 4, buf6, 16, 8, 4, epilogue);
 }
 
-// kernel op2 (extern)
-// buf7: float32[16, 4], matmul; computes y#1 ([16, 8] x [8, 4])
-void kernel_op2(const float* buf6, const float* w2, float* buf7) {
-  stax_rt::matmul<float>(buf6, 8, 1, w2, 1, 8, buf7, 16, 4, 8);
-}
-
-// kernel op3 (pointwise): computes y
+// kernel op2_op3 (extern_epilogue): computes y#1, y
+//   op2 buf7: float32[16, 4], matmul; computes y#1 (written into buf8)
 //   op3 buf8: float32[16, 4], pointwise; computes y
-void kernel_op3(const float* buf7, const float* b2_, float* buf8) {
-  for (int64_t x0 = 0; x0 < 16; ++x0) {
-    for (int64_t x1 = 0; x1 < 4; ++x1) {
-      buf8[4 * x0 + x1] = buf7[4 * x0 + x1] + b2_[x1];
+void kernel_op2_op3(const float* buf6, const float* w2, const float* b2_, float* buf8) {
+  // [16, 8] x [8, 4]; the epilogue computes buf8 on each tile of the product, in place (each tile element by element: x1 runs 4 times, fewer than 16)
+  const auto epilogue = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1, float*, int64_t) {
+    for (int64_t x0 = i0; x0 < i1; ++x0) {
+      for (int64_t x1 = j0; x1 < j1; ++x1) {
+        buf8[4 * x0 + x1] = buf8[4 * x0 + x1] + b2_[x1];
+      }
     }
-  }
+  };
+  stax_rt::matmul_epilogue<float>(buf6, 8, 1, w2, 1, 8, buf8, 16, 4, 8, epilogue);
 }
 
 // The inputs and outputs as the C API describes them.
@@ -3939,14 +3972,10 @@ int run_model(const void* const* inputs, void* const* outputs, void* workspace) 
   stax_rt::Workspace ws(workspace, kWorkspaceSize);
   if (ws.failed()) return STAX_ERR_OUT_OF_MEMORY;
   const float* const x = static_cast<const float*>(inputs[0]);
-  float* const buf5 = ws.at<float>(0);
   float* const buf6 = ws.at<float>(0);
-  float* const buf7 = ws.at<float>(512);
   float* const buf8 = static_cast<float*>(outputs[0]);
-  kernel_op0(x, w1, buf5);
-  kernel_op1(buf5, b1_, buf6);
-  kernel_op2(buf6, w2, buf7);
-  kernel_op3(buf7, b2_, buf8);
+  kernel_op0_op1(x, w1, b1_, buf6);
+  kernel_op2_op3(buf6, w2, b2_, buf8);
   return STAX_OK;
 }
 

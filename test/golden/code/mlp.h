@@ -32,7 +32,7 @@ typedef struct stax_layout {
 
 
 /* The workspace NAME_run needs, for callers that reserve it statically. */
-#define mlp_block_WORKSPACE_SIZE ((size_t)768)
+#define mlp_block_WORKSPACE_SIZE ((size_t)512)
 #define mlp_block_WORKSPACE_ALIGNMENT ((size_t)64)
 #define mlp_block_NUM_INPUTS 1
 #define mlp_block_NUM_OUTPUTS 1
