@@ -9,6 +9,7 @@
 #include "code_writer.h"
 #include "emit_forms.h"
 #include "model_layout.h"
+#include "packed_weights.h"
 #include "stax/codegen/literals.h"
 #include "stax/codegen/mangle.h"
 #include "stax/codegen/prelude.h"
@@ -28,10 +29,13 @@ bool is_c_identifier(const std::string& s) {
   return true;
 }
 
-void emit_constants(const ir::Program& p, const ModelLayout& m, CodeWriter& out) {
+// The constants the kernels read as they are (`used`), then those packed for the GEMM.
+void emit_constants(const ir::Program& p, const scheduler::Schedule& s, const std::vector<kernelplan::ProgramPlan>& plans,
+                    const ModelLayout& m, CodeWriter& out) {
   bool any = false;
+  const std::vector<bool> used = constants_in_use(p, plans);
   for (const ir::Buffer& b : p.buffers) {
-    if (b.kind != ir::BufferKind::Constant) continue;
+    if (b.kind != ir::BufferKind::Constant || !used[static_cast<std::size_t>(b.id)]) continue;
     const std::string& name = m.names[static_cast<std::size_t>(b.id)];
     out.line("// constant " + b.name + ": " + std::string(dtype_name(b.dtype)) + shape_str(b.shape));
     out.line("alignas(64) const " + cxx_type(b.dtype) + " " + name + "[" + std::to_string(b.numel()) + "] = {");
@@ -40,6 +44,7 @@ void emit_constants(const ir::Program& p, const ModelLayout& m, CodeWriter& out)
     any = true;
   }
   if (any) out.blank();
+  emit_packed_constants(p, s, plans, m.names, out);
 }
 
 std::string pointer_expr(const ir::Program& p, const ModelLayout& m, ir::BufferId id) {
@@ -202,8 +207,8 @@ std::string file_comment(const ModelLayout& m, const IsaTarget& isa) {
 }
 
 // One instruction set pinned, or native: the kernels once, in the model's namespace.
-std::string emit_single(const ir::Program& p, const ModelLayout& m, const kernelplan::ProgramPlan& plan,
-                        const IsaCode& code) {
+std::string emit_single(const ir::Program& p, const scheduler::Schedule& s, const ModelLayout& m,
+                        const kernelplan::ProgramPlan& plan, const IsaCode& code) {
   std::set<std::string> sections = code.sections;
   sections.insert("capi");
   CodeWriter body;
@@ -220,7 +225,7 @@ std::string emit_single(const ir::Program& p, const ModelLayout& m, const kernel
               ": build with " + how + "\");");
     body.blank();
   }
-  emit_constants(p, m, body);
+  emit_constants(p, s, {plan}, m, body);
   emit_kernels_and_run(p, m, plan, code, body, true);
   body.blank();
   close_model(m, body);
@@ -347,7 +352,7 @@ std::string emit_dispatch(const ir::Program& p, const scheduler::Schedule& s, co
   open_model(m, body);
   body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
   body.blank();
-  emit_constants(p, m, body);
+  emit_constants(p, s, plans, m, body);
   close_model(m, body);
   for (std::size_t i = plans.size(); i-- > 0;)
     emit_isa_block(p, m, plans[i], emit_kernels(p, s, plans[i], m), m.isa_namespaces[i], body);
@@ -380,7 +385,7 @@ GeneratedCode emit(const graph::Graph& g, const ir::Program& p, const scheduler:
     m.isa_name_body = opts.isa.kind == IsaTarget::Kind::Native
                           ? (vector ? "return stax_rt::IsaNative::name;" : "return \"scalar\";")
                           : "return \"" + std::string(isa_record(opts.isa.fixed).name) + "\";";
-    result.source = emit_single(p, m, plans.front(), code);
+    result.source = emit_single(p, s, m, plans.front(), code);
   }
   result.header = header_text(m);
   return result;

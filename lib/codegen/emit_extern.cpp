@@ -26,13 +26,22 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 }
 
 // The call computing `b` into `c_name`, `epilogue` ("" for none) its last argument. The batch
-// dims and the operands' batch strides go in arrays declared before it.
-void matmul_call(const ir::Buffer& b, const std::vector<std::string>& names, const std::string& c_name,
-                 const std::string& epilogue, CodeWriter& out) {
+// dims and the operands' batch strides go in arrays declared before it. A B packed at compile
+// time is read from its packed array, on the instruction set it was packed for.
+void matmul_call(const ir::Buffer& b, const kernelplan::KernelPlan& plan, const std::vector<std::string>& names,
+                 const std::string& c_name, const std::string& epilogue, CodeWriter& out) {
   const ir::Matmul& mm = b.matmul;
   auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
   const std::string T = cxx_type(b.dtype);
   const std::string a = operand_base(mm.a, name(mm.a.buffer)) + ", ";
+  if (plan.pack_b) {
+    const std::string isa = find_isa(plan.pack_isa)->tag_type();
+    out.line("stax_rt::matmul_prepacked<" + T + ", " + isa + ">(" + a + std::to_string(mm.a.row_stride) + ", " +
+             std::to_string(mm.a.col_stride) + ", " + packed_name(names, mm.b.buffer, plan.pack_isa) + ", " + c_name +
+             ", " + std::to_string(mm.m) + ", " + std::to_string(mm.n) + ", " + std::to_string(mm.k) +
+             (epilogue.empty() ? "" : ", " + epilogue) + ");");
+    return;
+  }
   const std::string bb = operand_base(mm.b, name(mm.b.buffer)) + ", ";
   const std::string as = std::to_string(mm.a.row_stride) + ", " + std::to_string(mm.a.col_stride) + ", ";
   const std::string bs = std::to_string(mm.b.row_stride) + ", " + std::to_string(mm.b.col_stride) + ", ";
@@ -64,6 +73,10 @@ std::string shape_comment(const ir::Matmul& mm) {
 
 }  // namespace
 
+std::string packed_name(const std::vector<std::string>& names, BufferId id, const std::string& isa) {
+  return names[static_cast<std::size_t>(id)] + "_packed_" + isa;
+}
+
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
@@ -74,7 +87,7 @@ KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelpl
   CodeWriter out;
   out.line(buffer_comment(b) + " (" + shape_comment(b.matmul) + ")");
   out.open(signature_text(p, plan, function, names));
-  matmul_call(b, names, names[static_cast<std::size_t>(b.id)], "", out);
+  matmul_call(b, plan, names, names[static_cast<std::size_t>(b.id)], "", out);
   out.close();
   k.text = out.str();
   return k;
@@ -117,7 +130,7 @@ void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, Code
   }
   loops.close();
   loops.close(";");
-  matmul_call(b, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);
+  matmul_call(b, plan, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);
 }
 
 }  // namespace stax::codegen

@@ -21,6 +21,8 @@ void emit_tiled(KernelEmitter& e, CodeWriter& loops);
 void emit_vector_rows(KernelEmitter& e, CodeWriter& loops);
 void emit_columns(KernelEmitter& e, CodeWriter& loops);
 void emit_row_groups(KernelEmitter& e, CodeWriter& loops);
+// The array of a constant B packed at compile time for instruction set `isa` (a record's name).
+std::string packed_name(const std::vector<std::string>& names, ir::BufferId id, const std::string& isa);
 // A matmul with its epilogue (emit_extern.cpp): the lambda run on each tile and the GEMM's call;
 // `names` as the emitter's, the product named as the epilogue's buffer it is written into.
 void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, CodeWriter& loops);

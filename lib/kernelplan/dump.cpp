@@ -107,6 +107,7 @@ Json kernel_json(const KernelPlan& kp, const ProgramPlan& plan, const ir::Progra
     const scheduler::KernelNode& n = k.nodes[static_cast<std::size_t>(kp.epilogue)];
     j["epilogue"] = Json{{"node", n.name}, {"buffer", p[n.buffer].name}, {"reason", kp.epilogue_reason}};
   }
+  if (!kp.pack_reason.empty()) j["pack_b"] = Json{{"packed", kp.pack_b}, {"reason", kp.pack_reason}};
   if (kp.stream) j["stream"] = stream_json(*kp.stream, k, p, kp.stream_reason);
   else if (!kp.stream_reason.empty()) j["stream"] = kp.stream_reason;
   if (!kp.tiles.empty()) {
@@ -173,6 +174,7 @@ std::string kernel_plan_log(const ProgramPlan& plan, const ir::Program& p) {
              (kp.blocked ? ", shared among the threads in blocks" : "") + "\n";
     if (!kp.stream_reason.empty()) out += "  " + kp.stream_reason + "\n";
     if (kp.epilogue >= 0) out += "  epilogue: " + kp.epilogue_reason + "\n";
+    if (!kp.pack_reason.empty()) out += "  packing: " + kp.pack_reason + "\n";
     for (const GroupPlan& g : kp.groups) out += "  group " + std::to_string(g.group) + ": " + g.reason + "\n";
     for (const BufferUse& u : kp.buffers)
       out += "  " + p[u.buffer].name + ": " + std::string(residence_name(u.where)) + "; " + u.reason + "\n";

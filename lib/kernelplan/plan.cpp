@@ -72,6 +72,26 @@ void record_uses(const Places& places, const std::vector<BufferId>& ids, KernelP
   }
 }
 
+// A matmul's constant B packed at compile time: when the instruction set, and with it the panel
+// width of the GEMM's tiles, is known now (one set pinned, or each set of --isa dispatch).
+void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& isa, KernelPlan& kp) {
+  const ir::Buffer& b = p[mm.matmul.b.buffer];
+  if (b.kind != ir::BufferKind::Constant) return;
+  if (!is_floating(mm.dtype)) {
+    kp.pack_reason = "B is a constant, but the " + std::string(dtype_name(mm.dtype)) + " product runs on plain loops";
+  } else if (!mm.matmul.batch.empty()) {
+    kp.pack_reason = "B is a constant, but batched products pack at run time";
+  } else if (isa.kind != IsaTarget::Kind::Fixed) {
+    kp.pack_reason = "B is a constant, but --isa native leaves the instruction set, and with it the panel width, "
+                     "to the C++ compiler: packed at run time (pin --isa to pack it now)";
+  } else {
+    kp.pack_b = true;
+    kp.pack_isa = isa_record(isa.fixed).name;
+    kp.pack_reason = "B is the constant " + b.name + ": packed at compile time into the GEMM's panels for " +
+                     std::string(isa_record(isa.fixed).name);
+  }
+}
+
 KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Places& places) {
   KernelPlan kp;
   const ir::Buffer& b = p[k.nodes.front().buffer];
@@ -207,6 +227,11 @@ ProgramPlan plan_kernels(const ir::Program& p, const scheduler::Schedule& s, con
     KernelPlan kp = k.kind == scheduler::KernelKind::Epilogue ? plan_epilogue(c, places)
                     : k.loop_groups.empty()                      ? plan_extern_or_scan(p, k, places)
                                                                  : plan_loop_kernel(c, places);
+    if (kp.form == Form::Extern) plan_packing(p, p[k.nodes.front().buffer], isa, kp);
+    if (kp.pack_b) {
+      const BufferId b = p[k.nodes.front().buffer].matmul.b.buffer;
+      kp.params.erase(std::find(kp.params.begin(), kp.params.end(), b));
+    }
     kp.kernel = step;
     kp.name = k.name;
     plan.kernels.push_back(std::move(kp));

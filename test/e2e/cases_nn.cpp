@@ -3,7 +3,12 @@
 // that is -inf or counted or not, ceil_mode and its dropped window, dilation, divisor_override,
 // adaptive windows of unequal length), indices from computed values and views, pools and indexed
 // loads fused with their neighbours, and indices out of range (an error code, never a read
-// outside the data).
+// outside the data). Then linear layers with constant weights, which a pinned instruction set
+// packs at compile time.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
 #include "cases.h"
 
 namespace stax::e2e {
@@ -128,6 +133,50 @@ void index_error_cases(Table& t) {
       .expect = Expect::DivByZero;
 }
 
+// A constant of `shape` (n elements) with distinct values in [-1.375, 1.375], in JSON.
+std::string weight(const std::string& name, const std::string& dtype, const std::string& shape, int64_t n) {
+  std::string data;
+  for (int64_t i = 0; i < n; ++i) data += (i ? ", " : "") + std::to_string(static_cast<double>((i * 7919) % 23 - 11) / 8.0);
+  return R"({"name": ")" + name + R"(", "dtype": ")" + dtype + R"(", "shape": )" + shape + R"(, "data": [)" + data + "]}";
+}
+
+// The product's bound for inputs x and a constant B of entries at most 1.375 in magnitude,
+// plus a bias of at most 1.375 (matmul_tolerance).
+std::function<driver::Tolerance(const std::vector<Tensor>&)> constant_b_bound(DType dt, int64_t k) {
+  return [dt, k](const std::vector<Tensor>& in) {
+    double m = 0;
+    for (const Tensor& x : in)
+      for (int64_t i = 0; i < x.numel(); ++i) m = std::max(m, std::fabs(x.get_double(i)));
+    return matmul_tolerance(dt, k, static_cast<double>(k) * m * 1.375 + 1.375);
+  };
+}
+
+// Products with a constant B: packed at compile time when the instruction set is pinned (each
+// set of dispatch too), read as it is under native. Ragged panels, transposed and row-major B,
+// one row, float64, with and without an epilogue.
+void constant_weight_cases(Table& t) {
+  const DType f32 = DType::Float32, f64 = DType::Float64;
+  t.add("linear, constant weight, relu epilogue", {input("x", "float32", "[37, 70]")},
+        {node("y", "relu", R"([{"op": "linear", "args": ["x", "w", "b"]}])")}, {"y"},
+        {weight("w", "float32", "[45, 70]", 45 * 70), weight("b", "float32", "[45]", 45)})
+      .tolerance = constant_b_bound(f32, 70);
+  t.add("matmul, constant row-major B, product an output", {input("x", "float32", "[5, 33]")},
+        {node("m", "matmul", R"(["x", "w"])"), node("y", "sigmoid", R"(["m"])")}, {"m", "y"},
+        {weight("w", "float32", "[33, 20]", 33 * 20)})
+      .tolerance = constant_b_bound(f32, 33);
+  t.add("linear, constant weight, float64", {input("x", "float64", "[9, 19]")},
+        {node("y", "linear", R"(["x", "w", "b"])")}, {"y"},
+        {weight("w", "float64", "[24, 19]", 24 * 19), weight("b", "float64", "[24]", 24)})
+      .tolerance = constant_b_bound(f64, 19);
+  t.add("one row against a constant weight", {input("x", "float32", "[1, 64]")},
+        {node("y", "matmul", R"(["x", "w"])")}, {"y"}, {weight("w", "float32", "[64, 50]", 64 * 50)})
+      .tolerance = constant_b_bound(f32, 64);
+  t.add("constant weight shared by two products", {input("x", "float32", "[6, 16]"), input("z", "float32", "[3, 16]")},
+        {node("y", "matmul", R"(["x", "w"])"), node("u", "matmul", R"(["z", "w"])")}, {"y", "u"},
+        {weight("w", "float32", "[16, 40]", 16 * 40)})
+      .tolerance = constant_b_bound(f32, 16);
+}
+
 }  // namespace
 
 std::vector<Case> nn_cases() {
@@ -136,6 +185,7 @@ std::vector<Case> nn_cases() {
   norm_activation_cases(t);
   indexing_cases(t);
   index_error_cases(t);
+  constant_weight_cases(t);
   return t.cases;
 }
 

@@ -178,6 +178,12 @@ struct KernelPlan {
   // dim, in lanes, when the node reads and stores contiguously along it).
   int epilogue = -1;
   std::string epilogue_reason;
+  // Extern: B (a graph constant) packed at compile time into the GEMM's panels for the plan's
+  // instruction set, so that nothing is packed at run time (then B is no parameter: the kernel
+  // reads the packed array of the generated file); or why not.
+  bool pack_b = false;
+  std::string pack_isa;  // the set B is packed for (its record's name)
+  std::string pack_reason;
   // True when some loop steps by W lanes (the kernel declares its vector type alias).
   bool vectorized() const;
   const BufferUse* use(BufferId id) const;

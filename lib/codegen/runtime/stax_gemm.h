@@ -542,6 +542,15 @@ inline void matmul_epilogue(const T* a, int64_t a_sm, int64_t a_sk, const T* b, 
   gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K, ep);
 }
 
+// The same with B packed by staxc at compile time for instruction set I (gemm_pack_b with panels
+// of gemm_panel_width<T>(I::width) columns), optionally with an epilogue.
+template <typename T, typename I, typename E = GemmNoEpilogue>
+inline void matmul_prepacked(const T* a, int64_t a_sm, int64_t a_sk, const T* packed_b, T* c, int64_t M, int64_t N,
+                             int64_t K, const E& ep = E()) {
+  static_assert(std::is_floating_point_v<T>, "staxc packs the B of float and double products");
+  gemm_prepacked<T, I>(a, a_sm, a_sk, packed_b, c, N, M, N, K, ep);
+}
+
 // C[x..., M, N] = A_x * B_x for every position x of the batch shape (`rank` dims of `shape`),
 // A_x at a + sum_d x_d * a_bs[d] (stride 0 broadcasts), B_x likewise, C dense. float and double
 // run gemm_batched (many small products in parallel, one thread each; large ones each over all
