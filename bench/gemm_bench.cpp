@@ -156,7 +156,7 @@ double measure_fma_per_cycle(double ghz) {
 }
 
 // ---- shapes ----
-enum class Kind { Plain, TransposedB, Prepacked, Batched };
+enum class Kind { Plain, TransposedB, Prepacked, Batched, Mlp };
 
 struct Shape {
   const char* name;
@@ -179,10 +179,25 @@ const Shape kShapes[] = {
     {"M=16, W^T (linear)", 1, 16, 4096, 4096, Kind::TransposedB},
     {"M=16, B prepacked", 1, 16, 4096, 4096, Kind::Prepacked},
     {"batched [8,128,64]x[8,64,128]", 8, 128, 128, 64, Kind::Batched},
+#ifdef STAX_BENCH_MLP
+    // x[512,1024] @ W1[1024,4096] + b1 -> gelu -> @ W2[4096,1024] + b2: staxc's generated code
+    // (bench/mlp.json: two GEMMs, each with its epilogue) against OpenBLAS's two sgemm calls and
+    // the pointwise kernels between and after them (OpenMP loops, erff). M N K of one product;
+    // the flops count both.
+    {"MLP + epilogues (generated)", 2, 512, 4096, 1024, Kind::Mlp},
+#endif
 };
+
+#ifdef STAX_BENCH_MLP
+// The generated code of bench/mlp.json (staxc --name bench_mlp), built on its own.
+extern "C" int bench_mlp_run(const void* const* inputs, void* const* outputs, void* workspace);
+extern "C" size_t bench_mlp_workspace_size(void);
+#endif
 
 struct Buffers {
   std::vector<float> a, b, packed, c_stax, c_blas;
+  std::vector<float> w2, b1, b2, h;  // the MLP's
+  std::vector<unsigned char> workspace;
 };
 
 Buffers make_buffers(const Shape& s) {
@@ -196,8 +211,23 @@ Buffers make_buffers(const Shape& s) {
     state = state * 1664525u + 1013904223u;
     return static_cast<float>(static_cast<int>(state >> 9) % 2001 - 1000) / 1000.0f;
   };
+  if (s.kind == Kind::Mlp) {  // one batch of x, W1 [K, N]; W2 [N, K]; the result [M, K]
+    buf.a.resize(static_cast<std::size_t>(s.M * s.K));
+    buf.b.resize(static_cast<std::size_t>(s.K * s.N));
+    buf.w2.resize(static_cast<std::size_t>(s.N * s.K));
+    buf.b1.resize(static_cast<std::size_t>(s.N));
+    buf.b2.resize(static_cast<std::size_t>(s.K));
+    buf.h.resize(static_cast<std::size_t>(s.M * s.N));
+    buf.c_stax.assign(static_cast<std::size_t>(s.M * s.K), 0.0f);
+    buf.c_blas = buf.c_stax;
+    for (std::vector<float>* v : {&buf.w2, &buf.b1, &buf.b2})
+      for (float& x : *v) x = next() * 0.05f;
+#ifdef STAX_BENCH_MLP
+    buf.workspace.resize(bench_mlp_workspace_size());
+#endif
+  }
   for (float& x : buf.a) x = next();
-  for (float& x : buf.b) x = next();
+  for (float& x : buf.b) x = next() * 0.05f;
   if (s.kind == Kind::Prepacked) {
     const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
     buf.packed.resize(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(s.K, s.N, P)));
@@ -219,11 +249,40 @@ void run_stax(const Shape& s, Buffers& buf) {
       stax_rt::gemm_batched<float, Isa>(1, shape, a, a_bs, s.K, 1, b, b_bs, s.N, 1, c, s.M * s.N, s.N, s.M, s.N, s.K);
       break;
     }
+    case Kind::Mlp: {
+#ifdef STAX_BENCH_MLP
+      const void* in[5] = {a, b, buf.b1.data(), buf.w2.data(), buf.b2.data()};
+      void* out[1] = {c};
+      bench_mlp_run(in, out, buf.workspace.data());
+#endif
+      break;
+    }
   }
+}
+
+// The MLP as a runtime library runs it: sgemm, then bias and gelu; sgemm, then the bias.
+void run_blas_mlp(const Shape& s, Buffers& buf) {
+  const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
+  float* h = buf.h.data();
+  float* y = buf.c_blas.data();
+  const float* b1 = buf.b1.data();
+  const float* b2 = buf.b2.data();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, buf.a.data(), K, buf.b.data(), N, 0.0f, h, N);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const float v = h[i * N + j] + b1[j];
+      h[i * N + j] = 0.5f * v * (1.0f + std::erf(v * 0.70710678f));
+    }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, K, N, 1.0f, h, N, buf.w2.data(), K, 0.0f, y, K);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < K; ++j) y[i * K + j] += b2[j];
 }
 
 // OpenBLAS: the same product; a batch is a loop of calls (0.3.21 has no batched entry).
 void run_blas(const Shape& s, Buffers& buf) {
+  if (s.kind == Kind::Mlp) return run_blas_mlp(s, buf);
   const bool bt = s.kind == Kind::TransposedB;
   for (int64_t x = 0; x < s.batch; ++x)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, bt ? CblasTrans : CblasNoTrans, static_cast<int>(s.M),

@@ -209,3 +209,11 @@ for policy in policies:
         print(f"wrapper on float32[64, 128] (y = x + 1), {threads} threads: {call / 1000:.2f} us per call of the "
               f"generated NAME_run, {loop / 1000:.2f} us as a plain loop (medians over the suite's runs)")
 PY
+
+# Then the matrix products (scripts/bench_gemm.sh: square, MLP with its epilogues, transformer
+# linears, M = 1 and 16 against 4096 x 4096, batched), staxc against OpenBLAS, when OpenBLAS is
+# installed (scripts/setup.sh --bench); BENCH_GEMM=0 skips them.
+if [ "${BENCH_GEMM:-1}" != 0 ]; then
+  echo
+  BENCH_BUILD="$build" "$root/scripts/bench_gemm.sh" --check || echo "bench.sh: the GEMM table needs OpenBLAS (scripts/setup.sh --bench)" >&2
+fi

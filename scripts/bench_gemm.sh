@@ -8,8 +8,11 @@
 # which a release older than the CPU may not pick by itself); against the AVX2 build, its
 # Haswell kernels (AVX2 and FMA too).
 #
+# The MLP row runs the code staxc generates for bench/mlp.json (both GEMMs with their epilogues)
+# against OpenBLAS plus separate pointwise loops; staxc is built in BENCH_BUILD (build-bench).
+#
 #   scripts/bench_gemm.sh [gemm_bench options...]   (e.g. --only M=16 --seconds 1)
-#   env: BENCH_THREADS (default 2), CXX (default g++)
+#   env: BENCH_THREADS (default 2), CXX (default g++), BENCH_BUILD (default build-bench)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 threads="${BENCH_THREADS:-2}"
@@ -22,11 +25,19 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+build_dir="${BENCH_BUILD:-$root/build-bench}"
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build_dir" -j2 --target staxc >/dev/null
+"$build_dir/tools/staxc" "$root/bench/mlp.json" -o "$work/mlp.cpp" --name bench_mlp
+
 build() {  # build OUT FLAGS...: the benchmark, as generated code is built (-O2)
   local out="$1"
   shift
-  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -I"$root/lib/codegen/runtime" -I"$blas_inc" \
-    "$root/bench/gemm_bench.cpp" "$blas_lib" -lsleef -o "$out"
+  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -c "$work/mlp.cpp" -o "$work/mlp.o"
+  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -DSTAX_BENCH_MLP -I"$root/lib/codegen/runtime" -I"$blas_inc" \
+    "$root/bench/gemm_bench.cpp" "$work/mlp.o" "$blas_lib" -lsleef -o "$out"
 }
 echo "building bench/gemm_bench.cpp" >&2
 build "$work/gemm_bench" -march=native
