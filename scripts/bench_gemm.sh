@@ -59,3 +59,14 @@ for v in "${variants[@]}"; do
     fi
   done
 done
+
+# PyTorch eager on the same shapes, when installed (scripts/setup.sh --bench).
+if python3 -c "import torch" 2>/dev/null; then
+  for policy in default passive; do
+    echo
+    if [ "$policy" = default ]; then env -u OMP_WAIT_POLICY python3 "$root/bench/torch_gemm.py" --threads "1,$threads"
+    else OMP_WAIT_POLICY=passive python3 "$root/bench/torch_gemm.py" --threads "1,$threads"; fi
+  done
+else
+  echo "bench_gemm.sh: no PyTorch column (python3-torch: scripts/setup.sh --bench)" >&2
+fi
