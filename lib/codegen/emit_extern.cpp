@@ -1,5 +1,5 @@
 // Externs: a matrix product over whole buffers, one runtime call per batch position (the
-// runtime's GEMM divides its blocks among the threads itself).
+// runtime's GEMM divides its blocks among the threads itself); a convolution, one runtime call.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -27,14 +27,55 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
   return name + " + " + (terms.size() == 1 ? terms[0] : "(" + join(terms, " + ") + ")");
 }
 
+std::string ints_text(std::initializer_list<int64_t> xs) {
+  std::string s;
+  for (int64_t x : xs) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+// A convolution: its shape as a constant of the function, the weights packed once for the
+// process when they are a constant (conv_pack_weights), one call of stax_rt::conv.
+KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
+                     const std::string& function, const std::vector<std::string>& names) {
+  const ir::Conv& c = b.conv;
+  KernelCode k;
+  k.function = function;
+  k.params = plan.params;
+  const std::string T = cxx_type(b.dtype);
+  auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
+  CodeWriter out;
+  out.line(buffer_comment(b) + " (input [" + ints_text({c.n, c.c, c.h, c.w}) + "], weight [" +
+           ints_text({c.cout, c.c / c.groups, c.kh, c.kw}) + "], stride " + ints_text({c.sh, c.sw}) + ", padding " +
+           ints_text({c.ph, c.pw}) + ", dilation " + ints_text({c.dh, c.dw}) + ", groups " + std::to_string(c.groups) +
+           ")");
+  out.open(signature_text(p, plan, function, names));
+  out.line("// n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups");
+  out.line("static constexpr stax_rt::ConvShape shape{" +
+           ints_text({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups}) +
+           "};");
+  std::string packed = "nullptr";
+  const bool depthwise = c.c == c.groups && c.groups > 1;  // its weights are read as they are
+  if (p[c.weight].kind == ir::BufferKind::Constant && !depthwise) {
+    out.line("static const " + T + "* const packed = stax_rt::conv_pack_weights_native<" + T + ">(shape, " +
+             name(c.weight) + ");");
+    packed = "packed";
+  }
+  out.line("stax_rt::conv<" + T + ">(shape, " + name(c.input) + ", " + name(c.weight) + ", " + packed + ", " +
+           (c.bias >= 0 ? name(c.bias) : std::string("nullptr")) + ", " + name(b.id) + ");");
+  out.close();
+  k.text = out.str();
+  return k;
+}
+
 }  // namespace
 
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
-  // stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
-  sections.insert("matmul");
+  // stax_rt::matmul and stax_rt::conv run on IsaNative, which may be any set of the table.
+  sections.insert(b.extern_op == ir::ExternOp::Conv ? "conv" : "matmul");
   for (const IsaRecord& r : isa_table()) sections.insert(r.section());
+  if (b.extern_op == ir::ExternOp::Conv) return emit_conv(p, b, plan, function, names);
   const ir::Matmul& mm = b.matmul;
   KernelCode k;
   k.function = function;

@@ -82,10 +82,17 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
   } else {
     STAX_ASSERT(b.kind == ir::BufferKind::Extern, "a kernel without loops that is no scan or extern: " + b.name);
     kp.form = Form::Extern;
-    kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
-    add_unique(kp.params, b.matmul.a.buffer);
-    add_unique(kp.params, b.matmul.b.buffer);
-    kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+    if (b.extern_op == ir::ExternOp::Conv) {
+      const bool depthwise = b.conv.c == b.conv.groups && b.conv.groups > 1;
+      kp.form_reason = depthwise ? "a depthwise convolution: the runtime's direct vector loops over output rows"
+                                 : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
+      kp.parallel_reason = depthwise ? "the runtime divides the (image, channel) planes among the threads"
+                                     : "the runtime divides images and groups, or one product's tiles, among the threads";
+    } else {
+      kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
+      kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+    }
+    for (ir::BufferId r : ir::extern_operands(b)) add_unique(kp.params, r);
   }
   kp.params.push_back(b.id);
   record_uses(places, kp.params, kp);

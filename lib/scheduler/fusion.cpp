@@ -324,7 +324,7 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   };
   for (const FusedNode* f : {&A, &B}) {
     if (f->kind == KernelKind::Extern)
-      return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul) and runs on its own");
+      return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul, conv) and runs on its own");
     if (f->kind == KernelKind::Scan) return refuse(Refusal::Scan, f->name + " is a scan and runs on its own");
   }
   // Cheap tests first: the direction, the peak-memory guard, the node limit.

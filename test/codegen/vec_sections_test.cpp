@@ -33,10 +33,10 @@ TEST(VecSections, EmbeddedTextIsTheRepositoryHeader) {
 
 // The files in section order: the prelude, the base, one file per record of the ISA table (in
 // table order, each holding the section vec_<name>), then what is written over all sets, then the
-// GEMM's three files.
+// GEMM's three files and the convolutions'.
 TEST(VecSections, NamesInFileOrderAndPreludeNamesUnchanged) {
   const std::vector<std::string> files = runtime_files();
-  ASSERT_EQ(files.size(), isa_table().size() + 6);
+  ASSERT_EQ(files.size(), isa_table().size() + 7);
   EXPECT_EQ(files.front(), "stax_prelude.h");
   EXPECT_EQ(files[1], "stax_vec_base.h");
   EXPECT_EQ(files[isa_table().size() + 2], "stax_vec.h");
