@@ -95,7 +95,7 @@ const Layer kLayers[] = {
 
 ConvShape shape_of(const Layer& l) {
   const int64_t o = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
-  return ConvShape{1, l.c, l.hw, l.hw, l.cout, l.k, l.k, o, o, l.stride, l.stride, l.pad, l.pad, 1, 1, 1};
+  return ConvShape{1, l.c, l.hw, l.hw, l.cout, l.k, l.k, o, o, l.stride, l.stride, l.pad, l.pad, 1, 1, 1, 0};
 }
 
 // The patches [K, OH*OW] written whole (the classic im2col), then C = W x patches, then the bias.

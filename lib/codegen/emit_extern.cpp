@@ -49,13 +49,14 @@ KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan
            ints_text({c.ph, c.pw}) + ", dilation " + ints_text({c.dh, c.dw}) + ", groups " + std::to_string(c.groups) +
            ")");
   out.open(signature_text(p, plan, function, names));
-  out.line("// n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups");
+  out.line("// n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, direct loops (kernel plan)");
   out.line("static constexpr stax_rt::ConvShape shape{" +
-           ints_text({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups}) +
+           ints_text({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups,
+                      plan.conv_direct ? 1 : 0}) +
            "};");
   std::string packed = "nullptr";
-  const bool depthwise = c.c == c.groups && c.groups > 1;  // its weights are read as they are
-  if (p[c.weight].kind == ir::BufferKind::Constant && !depthwise) {
+  // Direct loops read the weights as they are; the GEMM packs a constant one once.
+  if (p[c.weight].kind == ir::BufferKind::Constant && !plan.conv_direct) {
     out.line("static const " + T + "* const packed = stax_rt::conv_pack_weights_native<" + T + ">(shape, " +
              name(c.weight) + ");");
     packed = "packed";

@@ -83,11 +83,16 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
     STAX_ASSERT(b.kind == ir::BufferKind::Extern, "a kernel without loops that is no scan or extern: " + b.name);
     kp.form = Form::Extern;
     if (b.extern_op == ir::ExternOp::Conv) {
-      const bool depthwise = b.conv.c == b.conv.groups && b.conv.groups > 1;
-      kp.form_reason = depthwise ? "a depthwise convolution: the runtime's direct vector loops over output rows"
-                                 : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
-      kp.parallel_reason = depthwise ? "the runtime divides the (image, channel) planes among the threads"
-                                     : "the runtime divides images and groups, or one product's tiles, among the threads";
+      // A group of at most kConvDirectChannels input channels is a product too small to pack:
+      // K = C/g * KH * KW and M = O/g rows fill few of the GEMM's tiles.
+      constexpr int64_t kConvDirectChannels = 4;
+      kp.conv_direct = b.conv.groups > 1 && b.conv.c / b.conv.groups <= kConvDirectChannels;
+      kp.form_reason = kp.conv_direct ? "a convolution of " + std::to_string(b.conv.c / b.conv.groups) +
+                                            " input channel(s) per group (at most 4): the runtime's direct vector "
+                                            "loops over output rows"
+                                      : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
+      kp.parallel_reason = kp.conv_direct ? "the runtime divides the (image, channel) planes among the threads"
+                                          : "the runtime divides images and groups, or one product's tiles, among the threads";
     } else {
       kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
       kp.parallel_reason = "the GEMM divides its blocks among the threads itself";

@@ -1,8 +1,9 @@
 // Convolution checks (runtime/stax_conv.h), built per instruction set with the GEMM checks: every
 // output against a naive loop in long double within the GEMM's bound (K + 1 roundings: the sum
 // and the bias), over strides, paddings, dilations, groups (depthwise included), 1x1, conv1d,
-// odd sizes and batches, with the weights packed per call and ahead; the same bits on 1 and 2
-// threads; the epilogue called once per output element with the bias already added.
+// odd sizes and batches, through the GEMM (weights packed per call and ahead) and the direct
+// loops; the same bits on 1 and 2 threads; the epilogue called once per output element with
+// the bias already added.
 #include "gemm_checks.h"
 
 #include "stax_conv.h"
@@ -23,7 +24,7 @@ int64_t out_size(int64_t size, int64_t k, int64_t s, int64_t p, int64_t d) { ret
 ConvShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t cout, int64_t kh, int64_t kw, int64_t s, int64_t p,
                 int64_t d, int64_t groups) {
   const int64_t sh = h == 1 && kh == 1 ? 1 : s, ph = h == 1 && kh == 1 ? 0 : p, dh = h == 1 && kh == 1 ? 1 : d;
-  return ConvShape{n, c, h, w, cout, kh, kw, out_size(h, kh, sh, ph, dh), out_size(w, kw, s, p, d), sh, s, ph, p, dh, d, groups};
+  return ConvShape{n, c, h, w, cout, kh, kw, out_size(h, kh, sh, ph, dh), out_size(w, kw, s, p, d), sh, s, ph, p, dh, d, groups, 0};
 }
 
 std::string describe(const ConvShape& s) {
@@ -93,10 +94,13 @@ template <typename T> std::vector<T> run(const ConvShape& s, const ConvData<T>& 
   return out;
 }
 
-template <typename T> void check_shape(const ConvShape& s, uint64_t seed) {
+// Through the GEMM (weights packed per call and ahead) and through the direct loops.
+template <typename T> void check_shape(ConvShape s, uint64_t seed) {
   const ConvData<T> d = data_for<T>(s, seed);
-  check_against_naive(s, d, true, run(s, d, true, false), "bias, weights packed per call");
-  check_against_naive(s, d, false, run(s, d, false, true), "no bias, weights packed ahead");
+  check_against_naive(s, d, true, run(s, d, true, false), "GEMM, bias, weights packed per call");
+  check_against_naive(s, d, false, run(s, d, false, true), "GEMM, no bias, weights packed ahead");
+  s.direct = 1;
+  check_against_naive(s, d, true, run(s, d, true, true), "direct loops, bias");
 }
 
 // n, c, h, w, cout, kh, kw, stride, padding, dilation, groups
@@ -108,6 +112,7 @@ const int64_t kShapes[][11] = {
     {1, 3, 40, 40, 64, 7, 7, 2, 3, 1, 1},      // ResNet's stem, smaller
     {1, 4, 12, 13, 5, 3, 2, 1, 2, 2, 1},       // dilation, asymmetric kernel, wide padding
     {3, 6, 10, 10, 9, 3, 3, 1, 1, 1, 3},       // groups of 2 channels, batch 3
+    {1, 16, 9, 9, 12, 3, 3, 1, 1, 1, 2},       // groups of 8 channels
     {2, 12, 15, 16, 12, 3, 3, 1, 1, 1, 12},    // depthwise
     {1, 8, 15, 17, 16, 5, 5, 2, 2, 1, 8},      // depthwise, multiplier 2, stride 2
     {1, 5, 9, 9, 5, 3, 3, 1, 2, 2, 5},         // depthwise, dilated
@@ -144,9 +149,11 @@ void check_conv() {
           "n %lld: the bits differ between 1 and 2 threads or packed ahead and per call", static_cast<long long>(n));
   }
   omp_set_num_threads(threads);
-  // The epilogue: each element once, after the bias; channels and positions of the whole output.
-  for (const auto& v : {kShapes[1], kShapes[6], kShapes[7]}) {
-    const ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+  // The epilogue: each element once, after the bias; channels and positions of the whole output;
+  // through the GEMM and the direct loops.
+  for (const auto& v : {kShapes[1], kShapes[6], kShapes[7], kShapes[8]}) {
+    ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+    s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);
     const std::vector<float> want = run(s, d, true, false);
     std::vector<float> out(want.size());

@@ -85,7 +85,8 @@ void runtime_weight_cases(Table& t) {
     add_conv(t, "1x1", dt, {2, 24, 9, 11}, {12, 24, 1, 1}, "", false);
     add_conv(t, "1x1 stride 2", dt, {1, 8, 9, 11}, {12, 8, 1, 1}, R"("stride": 2)", true);
     add_conv(t, "dilation, lists", dt, {1, 4, 12, 13}, {5, 4, 3, 2}, R"("stride": [1, 2], "padding": [2, 1], "dilation": [2, 3])", true);
-    add_conv(t, "groups 3", dt, {3, 6, 10, 10}, {9, 2, 3, 3}, R"("padding": 1, "groups": 3)", true);
+    add_conv(t, "groups 3 (direct loops)", dt, {3, 6, 10, 10}, {9, 2, 3, 3}, R"("padding": 1, "groups": 3)", true);
+    add_conv(t, "groups 2 of 8 channels (GEMM)", dt, {1, 16, 9, 9}, {12, 8, 3, 3}, R"("padding": 1, "groups": 2)", true);
     add_conv(t, "depthwise", dt, {2, 12, 15, 16}, {12, 1, 3, 3}, R"("padding": 1, "groups": 12)", true);
     add_conv(t, "depthwise x2 stride 2", dt, {1, 8, 15, 17}, {16, 1, 5, 5}, R"("stride": 2, "padding": 2, "groups": 8)", false);
     add_conv(t, "same, even kernel", dt, {1, 5, 8, 9}, {4, 5, 4, 2}, R"("padding": "same", "dilation": [1, 2])", true);

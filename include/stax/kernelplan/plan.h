@@ -171,6 +171,7 @@ struct KernelPlan {
   std::vector<Prefetch> column_prefetches;  // columns
   int64_t prefetch_ahead = 0;      // columns: rows ahead
   std::vector<GroupPlan> groups;   // row groups and scalar
+  bool conv_direct = false;        // extern conv: the runtime's direct loops, not its GEMM
   // True when some loop steps by W lanes (the kernel declares its vector type alias).
   bool vectorized() const;
   const BufferUse* use(BufferId id) const;

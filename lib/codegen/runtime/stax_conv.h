@@ -1,7 +1,7 @@
 // Convolutions of generated code (conv1d, conv2d; NCHW, PyTorch 2.x semantics: stride, padding,
 // dilation, groups, bias), float32 and float64 (design.md, "CPU code": the GEMM's micro-kernels
-// without an im2col buffer; depthwise convolutions as direct vector loops). Same section rules
-// as stax_prelude.h.
+// without an im2col buffer; depthwise and other small-group convolutions as direct vector
+// loops). Same section rules as stax_prelude.h.
 //
 // Per image and group, the output is a matrix: out[Cout/g, OH*OW] (NCHW is exactly that,
 // row-major) = W[Cout/g, K] x patches[K, OH*OW] with K = Cin/g * KH * KW, row k = (ci, kh, kw)
@@ -10,9 +10,11 @@
 // is packed straight from the input into the panels the micro-kernels read (conv_pack_b), and a
 // 1x1 convolution of stride 1 without padding packs the input itself, which is that matrix.
 // Summation order: that of the GEMM (stax_gemm_kernel.h), one fma per k in increasing k, the
-// bias added to the finished sum; the bits do not depend on the thread count. A depthwise
-// convolution (one input channel per group) is no product worth packing (K = KH * KW): its
-// output rows are sums of KH * KW shifted input rows scaled by one weight each, in vector loops.
+// bias added to the finished sum; the bits do not depend on the thread count. A grouped
+// convolution with few channels per group (depthwise: one) is no product worth packing (K =
+// Cin/g * KH * KW, M = Cout/g are small): with `direct` set (the kernel plan's choice) its
+// output rows are sums of Cin/g * KH * KW shifted input rows scaled by one weight each, in
+// vector loops.
 // A conv1d is a conv2d with H = KH = 1.
 #include "stax_gemm.h"  // (not emitted) the sections these require, so this header compiles alone
 
@@ -24,14 +26,13 @@ namespace stax_rt {
 
 // One convolution: input [n, c, h, w], weight [cout, c / groups, kh, kw], output [n, cout, oh, ow];
 // strides sh, sw, the padding before each spatial dim ph, pw (the padding after is implied by
-// oh, ow), dilations dh, dw.
+// oh, ow), dilations dh, dw; `direct` (0 or 1): direct loops rather than the GEMM.
 struct ConvShape {
-  int64_t n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups;
+  int64_t n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, direct;
   int64_t cin_g() const { return c / groups; }
   int64_t cout_g() const { return cout / groups; }
   int64_t k() const { return cin_g() * kh * kw; }  // the GEMM's K
   int64_t spatial() const { return oh * ow; }      // the GEMM's N
-  bool depthwise() const { return cin_g() == 1 && groups > 1; }
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w; }
 };
 
@@ -107,11 +108,11 @@ template <typename T, typename I> inline int64_t conv_packed_weights_size(const 
 }
 
 // The weights packed once for the life of the process (generated code calls it for a constant
-// weight, whose packing would otherwise be repeated on every call); null for a depthwise
-// convolution, which reads the weights as they are, or when memory runs out (the weights are
-// then packed per call).
+// weight, whose packing would otherwise be repeated on every call); null for direct loops,
+// which read the weights as they are, or when memory runs out (the weights are then packed per
+// call).
 template <typename T, typename I> inline const T* conv_pack_weights(const ConvShape& s, const T* w) {
-  if (s.depthwise()) return nullptr;
+  if (s.direct) return nullptr;
   const int64_t size = conv_packed_weights_size<T, I>(s), mr = GemmTile<T, I>::mr;
   T* out = static_cast<T*>(::operator new(sizeof(T) * static_cast<std::size_t>(size), std::align_val_t(64), std::nothrow));
   if (out == nullptr) return nullptr;
@@ -216,7 +217,7 @@ inline void conv_thread(const GemmPlan& plan, const ConvProblem<T>& q, int t, in
   conv_block<T, I>(small, q, m0, m1, n0, n1, ep, a_small, b_small);
 }
 
-// ---- depthwise: direct loops ----
+// ---- direct loops (depthwise and other small groups) ----
 
 // o[t] += wv * src[t * step] for t < n.
 template <typename T, typename I> inline void conv_axpy(T* o, const T* src, int64_t step, int64_t n, T wv) {
@@ -234,41 +235,48 @@ template <typename T, typename I> inline void conv_axpy(T* o, const T* src, int6
   }
 }
 
-// Output channel oc of one image of a depthwise convolution: row by row, each row the sum over
-// the taps of the input row they read, shifted and scaled (the taps in increasing (kh, kw)
-// order), then the bias.
+// orow += the taps of input channel ci (of oc's group) for output row oh, each a shifted input
+// row scaled by its weight, in increasing (kh, kw) order. x: the image.
 template <typename T, typename I>
-inline void conv_depthwise_plane(const ConvShape& s, const T* x, const T* w, const T* bias, int64_t oc, T* o) {
-  const T* plane = x + oc / s.cout_g() * s.h * s.w;
-  const T* wk = w + oc * s.kh * s.kw;
+inline void conv_direct_row(const ConvShape& s, const T* x, const T* w, int64_t oc, int64_t ci, int64_t oh, T* orow) {
+  const T* plane = x + (oc / s.cout_g() * s.cin_g() + ci) * s.h * s.w;
+  const T* wk = w + (oc * s.cin_g() + ci) * s.kh * s.kw;
+  for (int64_t ki = 0; ki < s.kh; ++ki) {
+    const int64_t ih = oh * s.sh - s.ph + ki * s.dh;
+    if (ih < 0 || ih >= s.h) continue;
+    for (int64_t kj = 0; kj < s.kw; ++kj) {
+      const int64_t iw = -s.pw + kj * s.dw;
+      int64_t lo = 0, hi = 0;
+      conv_inside(iw, s.sw, s.ow, s.w, lo, hi);
+      if (lo < hi) conv_axpy<T, I>(orow + lo, plane + ih * s.w + iw + lo * s.sw, s.sw, hi - lo, wk[ki * s.kw + kj]);
+    }
+  }
+}
+
+// Output channel oc of one image: row by row, each row the sum over the group's input channels
+// and their taps (increasing (ci, kh, kw) order, the GEMM's k), then the bias.
+template <typename T, typename I>
+inline void conv_direct_plane(const ConvShape& s, const T* x, const T* w, const T* bias, int64_t oc, T* o) {
   for (int64_t oh = 0; oh < s.oh; ++oh) {
     T* orow = o + oh * s.ow;
     for (int64_t ow = 0; ow < s.ow; ++ow) orow[ow] = T(0);
-    for (int64_t ki = 0; ki < s.kh; ++ki) {
-      const int64_t ih = oh * s.sh - s.ph + ki * s.dh;
-      if (ih < 0 || ih >= s.h) continue;
-      for (int64_t kj = 0; kj < s.kw; ++kj) {
-        const int64_t iw = -s.pw + kj * s.dw;
-        int64_t lo = 0, hi = 0;
-        conv_inside(iw, s.sw, s.ow, s.w, lo, hi);
-        if (lo < hi) conv_axpy<T, I>(orow + lo, plane + ih * s.w + iw + lo * s.sw, s.sw, hi - lo, wk[ki * s.kw + kj]);
-      }
-    }
+    for (int64_t ci = 0; ci < s.cin_g(); ++ci) conv_direct_row<T, I>(s, x, w, oc, ci, oh, orow);
     if (bias != nullptr)
       for (int64_t ow = 0; ow < s.ow; ++ow) orow[ow] += bias[oc];
   }
 }
 
+// Every (image, output channel) plane, the planes spread over the threads.
 template <typename T, typename I, typename E>
-inline void conv_depthwise(const ConvShape& s, const T* x, const T* w, const T* bias, T* out, const E& ep) {
+inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bias, T* out, const E& ep) {
   const int64_t planes = s.n * s.cout, N = s.spatial();
   // A thread takes at least ~2^16 multiply-adds (a plane of 56 x 56 with a 3 x 3 kernel is 2^15).
-  const bool parallel = planes > 1 && planes * N * s.kh * s.kw >= (int64_t(1) << 16);
+  const bool parallel = planes > 1 && planes * N * s.k() >= (int64_t(1) << 16);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t p = 0; p < planes; ++p) {
     const int64_t image = p / s.cout, oc = p % s.cout;
     T* o = out + p * N;
-    conv_depthwise_plane<T, I>(s, x + image * s.c * s.h * s.w, w, bias, oc, o);
+    conv_direct_plane<T, I>(s, x + image * s.c * s.h * s.w, w, bias, oc, o);
     ep(image, oc, oc + 1, int64_t(0), N, o, N);
   }
 }
@@ -277,13 +285,14 @@ inline void conv_depthwise(const ConvShape& s, const T* x, const T* w, const T* 
 
 // out = conv(x, w) + bias on instruction set I: x [n, c, h, w], w [cout, c / groups, kh, kw]
 // (`packed`: the same weights from conv_pack_weights<T, I>, or null to pack them per call), bias
-// [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Threads:
-// over images and groups when there are enough of them, else every thread on each product (its
-// tiles split by rows and columns, each thread packing the patches of its columns).
+// [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Direct
+// loops (s.direct) spread the planes over the threads; the GEMM runs over images and groups when
+// there are enough of them, else every thread on each product (its tiles split by rows and
+// columns, each thread packing the patches of its columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
                      const E& ep = E()) {
-  if (s.depthwise()) return conv_depthwise<T, I>(s, x, w, bias, out, ep);
+  if (s.direct) return conv_direct<T, I>(s, x, w, bias, out, ep);
   const int64_t M = s.cout_g(), N = s.spatial(), K = s.k(), units = s.n * s.groups;
   const GemmPlan plan = conv_plan<T, I>(s, packed != nullptr);
   const int64_t per_group = packed != nullptr ? gemm_packed_a_size(M, K, plan.mr) : 0;
