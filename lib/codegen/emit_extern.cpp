@@ -1,7 +1,8 @@
 // Externs: a matrix product over whole buffers through the runtime's GEMM (which divides its
 // blocks among the threads itself): one call, batched over broadcast batch dims, and with an
 // epilogue when the kernel has one (scheduler::KernelKind::Epilogue): a lambda the GEMM runs on
-// each tile of the product once it is final, computing the pointwise node in place.
+// each tile of the product once it is final, computing the pointwise node in place. A convolution: one
+// runtime call (stax_conv.h).
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -71,6 +72,47 @@ std::string shape_comment(const ir::Matmul& mm) {
          std::to_string(mm.n) + "]" + (mm.batch.empty() ? "" : " per batch " + shape_str(mm.batch));
 }
 
+std::string ints_text(std::initializer_list<int64_t> xs) {
+  std::string s;
+  for (int64_t x : xs) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+// A convolution: its shape as a constant of the function, the weights packed once for the
+// process when they are a constant (conv_pack_weights), one call of stax_rt::conv.
+KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
+                     const std::string& function, const std::vector<std::string>& names) {
+  const ir::Conv& c = b.conv;
+  KernelCode k;
+  k.function = function;
+  k.params = plan.params;
+  const std::string T = cxx_type(b.dtype);
+  auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
+  CodeWriter out;
+  out.line(buffer_comment(b) + " (input [" + ints_text({c.n, c.c, c.h, c.w}) + "], weight [" +
+           ints_text({c.cout, c.c / c.groups, c.kh, c.kw}) + "], stride " + ints_text({c.sh, c.sw}) + ", padding " +
+           ints_text({c.ph, c.pw}) + ", dilation " + ints_text({c.dh, c.dw}) + ", groups " + std::to_string(c.groups) +
+           ")");
+  out.open(signature_text(p, plan, function, names));
+  out.line("// n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, direct loops (kernel plan)");
+  out.line("static constexpr stax_rt::ConvShape shape{" +
+           ints_text({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups,
+                      plan.conv_direct ? 1 : 0}) +
+           "};");
+  std::string packed = "nullptr";
+  // Direct loops read the weights as they are; the GEMM packs a constant one once.
+  if (p[c.weight].kind == ir::BufferKind::Constant && !plan.conv_direct) {
+    out.line("static const " + T + "* const packed = stax_rt::conv_pack_weights_native<" + T + ">(shape, " +
+             name(c.weight) + ");");
+    packed = "packed";
+  }
+  out.line("stax_rt::conv<" + T + ">(shape, " + name(c.input) + ", " + name(c.weight) + ", " + packed + ", " +
+           (c.bias >= 0 ? name(c.bias) : std::string("nullptr")) + ", " + name(b.id) + ");");
+  out.close();
+  k.text = out.str();
+  return k;
+}
+
 }  // namespace
 
 std::string packed_name(const std::vector<std::string>& names, BufferId id, const std::string& isa) {
@@ -80,6 +122,12 @@ std::string packed_name(const std::vector<std::string>& names, BufferId id, cons
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
+  if (b.extern_op == ir::ExternOp::Conv) {
+    // stax_rt::conv runs on IsaNative, which may be any set of the table.
+    sections.insert("conv");
+    for (const IsaRecord& r : isa_table()) sections.insert(r.section());
+    return emit_conv(p, b, plan, function, names);
+  }
   for (const std::string& section : gemm_sections()) sections.insert(section);
   KernelCode k;
   k.function = function;

@@ -33,7 +33,7 @@ std::string buffer_comment(const Buffer& b) {
     case ir::BufferKind::Pointwise: what = "pointwise"; break;
     case ir::BufferKind::Reduction: what = "reduction " + std::string(ir::reduce_op_name(b.reduce_op)); break;
     case ir::BufferKind::Scan: what = std::string(ir::scan_op_name(b.scan_op)) + " over dim " + std::to_string(b.scan_dim); break;
-    case ir::BufferKind::Extern: what = "matmul"; break;
+    case ir::BufferKind::Extern: what = std::string(ir::extern_op_name(b.extern_op)); break;
     case ir::BufferKind::Input:
     case ir::BufferKind::Constant: break;
   }

@@ -8,6 +8,7 @@
 #include "stax/graph/frontend.h"
 #include "stax/ir/printer.h"
 #include "stax/kernelplan/dump.h"
+#include "stax/lowering/fold.h"
 #include "stax/lowering/lower.h"
 #include "stax/memory/dump.h"
 #include "stax/memory/from_schedule.h"
@@ -28,7 +29,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   CompiledModel m;
   if (!opts.name.empty()) codegen::check_model_name(opts.name);  // before any file is written
   // Lowering needs primitives only; the graph as given stays what the interpreter evaluates.
-  const graph::Graph primitive = graph::expand_composites(g);
+  // Batch norms after a convolution or linear layer fold into its weights first.
+  const graph::Graph primitive = graph::expand_composites(lowering::fold_batch_norms(g));
   m.program = lowering::lower(primitive);
   if (!opts.dump_ir.empty()) write_file_atomic(opts.dump_ir, ir::dump_ir(m.program));
   // Scheduling and fusion (§7): which buffers share a kernel; --log fusion tells why.

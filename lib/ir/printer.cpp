@@ -85,9 +85,19 @@ std::string buffer_block(const std::vector<std::string>& names, const Buffer& b)
     case BufferKind::Pointwise: break;
     case BufferKind::Reduction: os << ' ' << reduce_op_name(b.reduce_op); break;
     case BufferKind::Scan: os << ' ' << scan_op_name(b.scan_op) << " dim " << b.scan_dim; break;
-    case BufferKind::Extern: os << " matmul"; break;
+    case BufferKind::Extern: os << ' ' << extern_op_name(b.extern_op); break;
   }
   os << "  (" << join_names(b.origins) << ")\n";
+  if (b.kind == BufferKind::Extern && b.extern_op == ExternOp::Conv) {
+    const Conv& c = b.conv;
+    auto name = [&names](BufferId id) { return names.at(static_cast<std::size_t>(id)); };
+    os << "  input " << name(c.input) << " [" << c.n << ", " << c.c << ", " << c.h << ", " << c.w << "] weight "
+       << name(c.weight) << " [" << c.cout << ", " << c.c / c.groups << ", " << c.kh << ", " << c.kw << "] bias "
+       << (c.bias >= 0 ? name(c.bias) : std::string("none")) << '\n';
+    os << "  out [" << c.n << ", " << c.cout << ", " << c.oh << ", " << c.ow << "] stride " << c.sh << ", " << c.sw
+       << " padding " << c.ph << ", " << c.pw << " dilation " << c.dh << ", " << c.dw << " groups " << c.groups << '\n';
+    return os.str();
+  }
   if (b.kind == BufferKind::Extern) {
     const Matmul& m = b.matmul;
     os << "  batch " << ints(m.batch) << " m " << m.m << " k " << m.k << " n " << m.n << '\n';

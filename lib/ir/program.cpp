@@ -1,6 +1,7 @@
 // Buffers and programs: names, loop variables and the invariant checker.
 #include "stax/ir/program.h"
 
+#include <algorithm>
 #include <set>
 
 #include "stax/support/error.h"
@@ -39,6 +40,27 @@ std::string_view scan_op_name(ScanOp op) {
     case ScanOp::Prod: return "cumprod";
   }
   return "?";
+}
+
+std::string_view extern_op_name(ExternOp op) {
+  switch (op) {
+    case ExternOp::Matmul: return "matmul";
+    case ExternOp::Conv: return "conv";
+  }
+  return "?";
+}
+
+std::vector<BufferId> extern_operands(const Buffer& b) {
+  std::vector<BufferId> ids;
+  auto add = [&ids](BufferId id) {
+    if (id >= 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  if (b.kind != BufferKind::Extern) return ids;
+  switch (b.extern_op) {
+    case ExternOp::Matmul: add(b.matmul.a.buffer), add(b.matmul.b.buffer); break;
+    case ExternOp::Conv: add(b.conv.input), add(b.conv.weight), add(b.conv.bias); break;
+  }
+  return ids;
 }
 
 std::vector<Var> Buffer::output_vars() const {
@@ -134,6 +156,28 @@ void verify_operand(const Program& p, const Buffer& b, const MatmulOperand& op, 
   STAX_ASSERT(lo >= 0 && hi < p[op.buffer].numel(), "matmul operand leaves its buffer" + where_in(b));
 }
 
+// A dense operand of a convolution: computed before, of the output's dtype, of `shape`.
+void verify_conv_operand(const Program& p, const Buffer& b, BufferId id, const Shape& shape) {
+  STAX_ASSERT(id >= 0 && id < b.id, "conv operand not computed before" + where_in(b));
+  STAX_ASSERT(p[id].dtype == b.dtype, "conv operand dtype differs" + where_in(b));
+  STAX_ASSERT(p[id].numel() == shape_numel(shape), "conv operand size differs from " + shape_str(shape) + where_in(b));
+}
+
+void verify_conv(const Program& p, const Buffer& b) {
+  const Conv& c = b.conv;
+  STAX_ASSERT(is_floating(b.dtype), "conv of a non-float dtype" + where_in(b));
+  STAX_ASSERT(c.groups >= 1 && c.c % c.groups == 0 && c.cout % c.groups == 0, "conv groups" + where_in(b));
+  STAX_ASSERT(c.n * c.cout * c.oh * c.ow == b.numel(), "conv output size" + where_in(b));
+  STAX_ASSERT(c.sh >= 1 && c.sw >= 1 && c.dh >= 1 && c.dw >= 1 && c.ph >= 0 && c.pw >= 0, "conv window" + where_in(b));
+  // The last window starts inside the padded input (PyTorch's output size).
+  STAX_ASSERT((c.oh - 1) * c.sh + c.dh * (c.kh - 1) < c.h + 2 * c.ph + c.sh &&
+                  (c.ow - 1) * c.sw + c.dw * (c.kw - 1) < c.w + 2 * c.pw + c.sw,
+              "conv output size exceeds its windows" + where_in(b));
+  verify_conv_operand(p, b, c.input, {c.n, c.c, c.h, c.w});
+  verify_conv_operand(p, b, c.weight, {c.cout, c.c / c.groups, c.kh, c.kw});
+  if (c.bias >= 0) verify_conv_operand(p, b, c.bias, {c.cout});
+}
+
 }  // namespace
 
 void verify(const Program& p) {
@@ -189,6 +233,10 @@ void verify(const Program& p) {
                     "scan dim" + where_in(b));
         break;
       case BufferKind::Extern: {
+        if (b.extern_op == ExternOp::Conv) {
+          verify_conv(p, b);
+          break;
+        }
         const Matmul& m = b.matmul;
         int64_t batch = shape_numel(m.batch);
         STAX_ASSERT(batch * m.m * m.n == b.numel(), "matmul output size" + where_in(b));

@@ -75,6 +75,7 @@ void record_uses(const Places& places, const std::vector<BufferId>& ids, KernelP
 // A matmul's constant B packed at compile time: when the instruction set, and with it the panel
 // width of the GEMM's tiles, is known now (one set pinned, or each set of --isa dispatch).
 void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& isa, KernelPlan& kp) {
+  if (mm.extern_op != ir::ExternOp::Matmul) return;
   const ir::Buffer& b = p[mm.matmul.b.buffer];
   if (b.kind != ir::BufferKind::Constant) return;
   if (!is_floating(mm.dtype)) {
@@ -104,10 +105,22 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
   } else {
     STAX_ASSERT(b.kind == ir::BufferKind::Extern, "a kernel without loops that is no scan or extern: " + b.name);
     kp.form = Form::Extern;
-    kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
-    add_unique(kp.params, b.matmul.a.buffer);
-    add_unique(kp.params, b.matmul.b.buffer);
-    kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+    if (b.extern_op == ir::ExternOp::Conv) {
+      // A group of at most kConvDirectChannels input channels is a product too small to pack:
+      // K = C/g * KH * KW and M = O/g rows fill few of the GEMM's tiles.
+      constexpr int64_t kConvDirectChannels = 4;
+      kp.conv_direct = b.conv.groups > 1 && b.conv.c / b.conv.groups <= kConvDirectChannels;
+      kp.form_reason = kp.conv_direct ? "a convolution of " + std::to_string(b.conv.c / b.conv.groups) +
+                                            " input channel(s) per group (at most 4): the runtime's direct vector "
+                                            "loops over output rows"
+                                      : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
+      kp.parallel_reason = kp.conv_direct ? "the runtime divides the (image, channel) planes among the threads"
+                                          : "the runtime divides images and groups, or one product's tiles, among the threads";
+    } else {
+      kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
+      kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+    }
+    for (ir::BufferId r : ir::extern_operands(b)) add_unique(kp.params, r);
   }
   kp.params.push_back(b.id);
   record_uses(places, kp.params, kp);

@@ -248,9 +248,9 @@ bool Lowerer::affine_through_views(ValueId arg, ValueId root) {
 
 // design.md, "Function composition (§6.3)": a pointwise producer is stored when it is a graph
 // output; when a reduction, scan or extern reads it through a non-identity index (a pool reads
-// it over overlapping windows; an indexing op reads its data at positions known at run time);
-// or when it has more than one user and (CPU rule 1 of §6.6) an expensive op, or more than
-// kMaxReads buffers read, or a large body.
+// it over overlapping windows; a convolution reads whole buffers; an indexing op reads its data
+// at positions known at run time); or when it has more than one user and (CPU rule 1 of §6.6)
+// an expensive op, or more than kMaxReads buffers read, or a large body.
 bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
   if (is_output_[static_cast<std::size_t>(v)]) return true;
   const auto& users = consumers_[static_cast<std::size_t>(v)];
@@ -261,7 +261,7 @@ bool Lowerer::should_materialize(ValueId v, BodyCtx& ctx, Expr& body) {
     for (const graph::Arg& a : cv.args) {
       if (!a.is_value() || root_[static_cast<std::size_t>(a.value)] != v) continue;
       if (cat == OpCategory::Matmul && affine_through_views(a.value, v)) return true;
-      if (cat == OpCategory::Pool) return true;
+      if (cat == OpCategory::Pool || cat == OpCategory::Conv) return true;
       if (cat == OpCategory::Indexing && a.value == cv.args.at(0).value) return true;
       if (!needs_buffer_input(cat)) continue;
       if (cat != OpCategory::Scan && !is_real_reduction(cv)) continue;
@@ -350,9 +350,7 @@ ir::Program Lowerer::run() {
       case OpCategory::Concat:
       case OpCategory::Pad: break;
       case OpCategory::Composite: STAX_ASSERT(false, "composite op in lowering");
-      case OpCategory::Conv:
-        throw UserError("node '" + v.name + "': " + std::string(graph::op_name(v.op)) +
-                        " is not supported by code generation yet");
+      case OpCategory::Conv: lower_conv(id); break;
     }
     // Pointwise values, and the pointwise epilogues of mean/var/std/logsumexp and of
     // reductions over no dims, are inlined unless a rule says to store them.

@@ -7,6 +7,7 @@
 //   reductions.cpp   reduction, scan and matmul buffers
 //   pooling.cpp      max, average and adaptive average pools
 //   indexing.cpp     embedding, index_select and gather (indexed loads)
+//   conv.cpp         conv1d and conv2d buffers
 #pragma once
 
 #include <map>
@@ -62,6 +63,8 @@ class Lowerer {
   void lower_reduction(ValueId v);
   void lower_scan(ValueId v);
   void lower_matmul(ValueId v);
+  // conv.cpp: conv1d and conv2d as an Extern buffer over whole operands.
+  void lower_conv(ValueId v);
   // pooling.cpp: max_pool2d as a Max reduction over the window (-inf outside the input),
   // avg_pool2d and adaptive_avg_pool2d as a Sum reduction (aux) whose pointwise end divides.
   void lower_pool(ValueId v);

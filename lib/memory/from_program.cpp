@@ -31,7 +31,7 @@ Step step_of(const ir::Program& p, const ir::Buffer& b) {
   s.name = b.name;
   s.defines.push_back(b.id);
   if (b.kind == ir::BufferKind::Extern) {
-    s.reads = {b.matmul.a.buffer, b.matmul.b.buffer};
+    s.reads = ir::extern_operands(b);
     return s;
   }
   const std::vector<ir::LoadRef> loads = ir::collect_loads(b.body);

@@ -327,7 +327,7 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   if (std::optional<FusionDecision> e = epilogue_decision(A, B)) return *e;
   for (const FusedNode* f : {&A, &B}) {
     if (f->kind == KernelKind::Extern || f->kind == KernelKind::Epilogue)
-      return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul) and runs on its own");
+      return refuse(Refusal::Extern, f->name + " is an extern kernel (matmul, conv) and runs on its own");
     if (f->kind == KernelKind::Scan) return refuse(Refusal::Scan, f->name + " is a scan and runs on its own");
   }
   // Cheap tests first: the direction, the peak-memory guard, the node limit.
@@ -448,6 +448,7 @@ std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const
     return d;
   };
   if (!opts_.epilogues) return refuse("epilogues are off (the chapter's rules)");
+  if (eb.extern_op != ir::ExternOp::Matmul) return refuse("epilogues run on matrix products");
   const std::vector<int>& readers = readers_[static_cast<std::size_t>(eb.id)];
   if (readers.size() != 1 || readers.front() != qn) return refuse("it is not the product's only reader");
   if (is_output_[static_cast<std::size_t>(eb.id)]) return refuse("the product is a graph output");

@@ -187,8 +187,7 @@ std::vector<SchedulerNode> build_nodes(const ir::Program& p) {
       }
       case ir::BufferKind::Extern:
         n.kind = NodeKind::Extern;
-        add_unique(n.reads, star_dep(b.matmul.a.buffer));
-        add_unique(n.reads, star_dep(b.matmul.b.buffer));
+        for (ir::BufferId r : ir::extern_operands(b)) add_unique(n.reads, star_dep(r));
         n.writes.push_back(star_dep(b.id));
         break;
       case ir::BufferKind::Input:
@@ -284,7 +283,7 @@ std::string describe_node(const SchedulerNode& n, const ir::Program& p) {
   std::string what(node_kind_name(n.kind));
   if (n.kind == NodeKind::Reduction) what += " " + std::string(ir::reduce_op_name(b.reduce_op));
   if (n.kind == NodeKind::Scan) what = std::string(ir::scan_op_name(b.scan_op));
-  if (n.kind == NodeKind::Extern) what = "matmul";
+  if (n.kind == NodeKind::Extern) what = std::string(ir::extern_op_name(b.extern_op));
   std::string origins;
   for (std::size_t i = 0; i < n.origins.size(); ++i) origins += (i ? ", " : "") + n.origins[i];
   std::string s = n.name + ": " +

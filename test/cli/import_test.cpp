@@ -98,6 +98,49 @@ TEST_F(StaxcTest, CommandsTakeOnnxModels) {
   EXPECT_EQ(check.status, 0) << check.err << check.out;
 }
 
+// A small CNN as torch.onnx.export writes one: Conv, BatchNormalization, Relu, MaxPool, a
+// depthwise Conv, GlobalAveragePool, Flatten, Gemm. The batch norm folds into the first
+// convolution; the generated code matches the interpreter within the products' bound (K <= 72
+// terms of magnitude below 2: well inside rtol 1e-4 and atol 1e-5).
+OnnxModel tiny_cnn() {
+  OnnxModel m;
+  m.input("x", DType::Float32, {int64_t{2}, 3, 12, 12})
+      .initializer("w1", iota(DType::Float32, {8, 3, 3, 3}, -0.9, 0.0085))
+      .initializer("b1", iota(DType::Float32, {8}, -0.3, 0.07))
+      .initializer("scale", iota(DType::Float32, {8}, 0.6, 0.1))
+      .initializer("shift", iota(DType::Float32, {8}, -0.2, 0.05))
+      .initializer("mean", iota(DType::Float32, {8}, 0.1, -0.03))
+      .initializer("var", iota(DType::Float32, {8}, 0.5, 0.2))
+      .initializer("w2", iota(DType::Float32, {8, 1, 3, 3}, 0.4, -0.011))
+      .initializer("wf", iota(DType::Float32, {10, 8}, -0.5, 0.0125))
+      .initializer("bf", iota(DType::Float32, {10}, 0.2, -0.04))
+      .node("Conv", {"x", "w1", "b1"}, {"c1"}, {attr_ints("pads", {1, 1, 1, 1})}, "/conv1/Conv")
+      .node("BatchNormalization", {"c1", "scale", "shift", "mean", "var"}, {"n1"}, {}, "/bn1/BatchNormalization")
+      .node("Relu", {"n1"}, {"r1"})
+      .node("MaxPool", {"r1"}, {"p1"}, {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})})
+      .node("Conv", {"p1", "w2"}, {"c2"}, {attr_ints("pads", {1, 1, 1, 1}), attr_i("group", 8)}, "/dw/Conv")
+      .node("Relu", {"c2"}, {"r2"})
+      .node("GlobalAveragePool", {"r2"}, {"g"})
+      .node("Flatten", {"g"}, {"f"})
+      .node("Gemm", {"f", "wf", "bf"}, {"y"}, {attr_i("transB", 1)})
+      .output("y", DType::Float32);
+  return m;
+}
+
+TEST_F(StaxcTest, TinyCnnFromOnnxCompilesAndMatches) {
+  tiny_cnn().write(dir_ / "cnn.onnx");
+  ProcessResult c = staxc({path("cnn.onnx"), "-o", path("cnn.cpp"), "--dump-ir", path("cnn.ir")});
+  ASSERT_EQ(c.status, 0) << c.err;
+  const std::string code = slurp(dir_ / "cnn.cpp"), ir = slurp(dir_ / "cnn.ir");
+  std::size_t convs = 0;
+  for (std::size_t at = code.find("stax_rt::conv<float>("); at != std::string::npos; at = code.find("stax_rt::conv<float>(", at + 1))
+    ++convs;
+  EXPECT_EQ(convs, 2u);
+  EXPECT_TRUE(contains(ir, "#folded_weight")) << ir;  // the batch norm is in the first convolution
+  ProcessResult check = staxc({"check", path("cnn.onnx"), "--rtol", "1e-4", "--atol", "1e-5"});
+  EXPECT_EQ(check.status, 0) << check.err << check.out;
+}
+
 TEST_F(StaxcTest, OnnxErrorsAndExitStatuses) {
   mlp("batch").write(dir_ / "sym.onnx");
   OnnxModel bad;

@@ -154,5 +154,6 @@ void check_special_values();
 void check_integers();
 void check_packing();
 void check_plans();
+void check_conv();  // conv_checks.cpp
 
 }  // namespace gemm_checks

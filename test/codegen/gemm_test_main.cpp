@@ -21,6 +21,7 @@ void check_special_values();
 void check_integers();
 void check_packing();
 void check_plans();
+void check_conv();
 }  // namespace gemm_checks
 
 namespace {
@@ -62,6 +63,7 @@ int main() {
       {"integers", gemm_checks::check_integers},
       {"packing", gemm_checks::check_packing},
       {"plans", gemm_checks::check_plans},
+      {"conv", gemm_checks::check_conv},
   };
   int failed_families = 0;
   for (const Family& f : families) {

@@ -17,5 +17,6 @@ std::vector<Case> composite_matmul_cases();   // composites, matmul, attention
 std::vector<Case> interface_cases();          // outputs, constants, names, 0-d, division by zero
 std::vector<Case> model_name_cases();         // graph names that the generated code uses itself
 std::vector<Case> nn_cases();                 // pools, indexing (and its errors), batch_norm, activations
+std::vector<Case> conv_cases();               // convolutions, batch norms folded into them
 
 }  // namespace stax::e2e

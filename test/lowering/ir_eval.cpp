@@ -410,6 +410,31 @@ void run_matmul(const ir::Buffer& b, const std::vector<Tensor>& st, Tensor& out)
   });
 }
 
+// ir::Conv by its definition (stax/ir/program.h), summed in double.
+void run_conv(const ir::Buffer& b, const std::vector<Tensor>& st, Tensor& out) {
+  const ir::Conv& c = b.conv;
+  const Tensor& x = st.at(static_cast<std::size_t>(c.input));
+  const Tensor& w = st.at(static_cast<std::size_t>(c.weight));
+  const int64_t cin = c.c / c.groups, cout = c.cout / c.groups;
+  int64_t flat = 0;
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t o = 0; o < c.cout; ++o)
+      for (int64_t y = 0; y < c.oh; ++y)
+        for (int64_t z = 0; z < c.ow; ++z) {
+          double acc = c.bias >= 0 ? st.at(static_cast<std::size_t>(c.bias)).get_double(o) : 0.0;
+          for (int64_t ci = 0; ci < cin; ++ci)
+            for (int64_t a = 0; a < c.kh; ++a)
+              for (int64_t e = 0; e < c.kw; ++e) {
+                const int64_t ih = y * c.sh - c.ph + a * c.dh, iw = z * c.sw - c.pw + e * c.dw;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                const int64_t ic = o / cout * cin + ci;
+                acc += x.get_double(((n * c.c + ic) * c.h + ih) * c.w + iw) *
+                       w.get_double(((o * cin + ci) * c.kh + a) * c.kw + e);
+              }
+          store(out, flat++, b.dtype, make(b.dtype, acc, 0));
+        }
+}
+
 }  // namespace
 
 std::vector<Tensor> run_ir(const ir::Program& p, const std::vector<Tensor>& inputs,
@@ -439,7 +464,10 @@ std::vector<Tensor> run_ir(const ir::Program& p, const std::vector<Tensor>& inpu
       }
       case ir::BufferKind::Reduction: run_reduction(b, ev, out); break;
       case ir::BufferKind::Scan: run_scan(b, ev, out); break;
-      case ir::BufferKind::Extern: run_matmul(b, st, out); break;
+      case ir::BufferKind::Extern:
+        if (b.extern_op == ir::ExternOp::Conv) run_conv(b, st, out);
+        else run_matmul(b, st, out);
+        break;
       default: break;
     }
     st.push_back(std::move(out));

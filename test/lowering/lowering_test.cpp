@@ -581,18 +581,44 @@ TEST(Lowering, AnIndexOutOfRangeFailsEvenUnused) {
   EXPECT_THROW(testing::run_ir(p, {Tensor(DType::Float32, {3, 2})}), RuntimeFailure);
 }
 
-TEST(Lowering, ConvolutionsAreNotLoweredYet) {
-  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 5, 5]},
-                             {"name": "w", "dtype": "float32", "shape": [3, 2, 3, 3]}])",
-                         R"([{"name": "c", "op": "conv2d", "args": ["x", "w"]}])", R"(["c"])");
-  try {
-    lower(g);
-    FAIL() << "conv2d lowered";
-  } catch (const InternalError& e) {
-    FAIL() << e.what();
-  } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "node 'c': conv2d is not supported by code generation yet");
-  }
+// A convolution is an Extern over whole buffers: its pointwise producer is stored, a reshape
+// of an input is read in place, a transpose is copied; conv1d is a conv2d of height 1.
+TEST(Lowering, ConvolutionsAreExternsOverWholeBuffers) {
+  graph::Graph g = parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 5, 6]},
+                             {"name": "w", "dtype": "float32", "shape": [4, 1, 3, 2]},
+                             {"name": "b", "dtype": "float32", "shape": [4]}])",
+                         R"([{"name": "r", "op": "relu", "args": ["x"]},
+                             {"name": "c", "op": "conv2d", "args": ["r", "w", "b"], "stride": [2, 1], "padding": [1, 0],
+                              "dilation": [1, 2], "groups": 2}])",
+                         R"(["c"])");
+  ir::Program p = lower(g);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Input, K::Pointwise, K::Extern}));
+  const ir::Conv& c = p[4].conv;
+  EXPECT_EQ(p[4].extern_op, ir::ExternOp::Conv);
+  EXPECT_EQ(std::vector<ir::BufferId>({c.input, c.weight, c.bias}), std::vector<ir::BufferId>({3, 1, 2}));
+  EXPECT_EQ(std::vector<int64_t>({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow}),
+            std::vector<int64_t>({1, 2, 5, 6, 4, 3, 2, 3, 4}));
+  EXPECT_EQ(std::vector<int64_t>({c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups}), std::vector<int64_t>({2, 1, 1, 0, 1, 2, 2}));
+  EXPECT_EQ(ir::extern_operands(p[4]), std::vector<ir::BufferId>({3, 1, 2}));
+  EXPECT_NE(ir::dump_buffer(p, p[4]).find("stride 2, 1 padding 1, 0 dilation 1, 2 groups 2"), std::string::npos);
+  expect_numbers(g);
+
+  graph::Graph g1 = parse(R"([{"name": "x", "dtype": "float64", "shape": [10, 3]},
+                              {"name": "w", "dtype": "float64", "shape": [2, 5, 5]},
+                              {"name": "v", "dtype": "float64", "shape": [3, 6, 2]}])",
+                          R"([{"name": "c", "op": "conv1d", "args": [{"op": "reshape", "args": ["x"], "shape": [1, 5, 6]}, "w"],
+                               "padding": "same"},
+                              {"name": "d", "op": "conv1d", "args": [{"op": "transpose", "args": ["c"], "dim0": 1, "dim1": 2}, "v"],
+                               "padding": 1}])",
+                          R"(["d"])");
+  p = lower(g1);
+  ASSERT_EQ(kinds(p), (std::vector<K>{K::Input, K::Input, K::Input, K::Extern, K::Pointwise, K::Extern}));
+  EXPECT_EQ(p[3].conv.input, 0);  // the reshape, in place
+  EXPECT_EQ(std::vector<int64_t>({p[3].conv.h, p[3].conv.kh, p[3].conv.oh, p[3].conv.ph, p[3].conv.pw, p[3].conv.ow}),
+            std::vector<int64_t>({1, 1, 1, 0, 2, 6}));
+  EXPECT_EQ(p[5].conv.input, 4);  // the transpose, copied
+  EXPECT_EQ(p[5].conv.ow, 3);
+  expect_numbers(g1);
 }
 
 }  // namespace

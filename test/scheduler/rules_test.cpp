@@ -400,13 +400,35 @@ TEST(PeakMemory, FarApartHorizontalFusionIsRefused) {
   EXPECT_TRUE(near_pair);
 }
 
+// Under the chapter's rules (no epilogues; epilogue_test.cpp has them).
 TEST(Extern, MatmulIsItsOwnKernel) {
-  testing::Scheduled r = run(testing::load_sample("mlp"));
+  testing::Scheduled r = run(testing::load_sample("mlp"), chapter_rules());
   ASSERT_EQ(r.schedule.kernels.size(), 4u);
   EXPECT_EQ(r.schedule.kernels[0].kind, KernelKind::Extern);
   EXPECT_EQ(r.schedule.kernels[2].kind, KernelKind::Extern);
   EXPECT_EQ(refusals(r.schedule, Refusal::Extern), 3);
   EXPECT_EQ(to_string(r.schedule.nodes[0].reads[0], r.program), "StarDep('x')");
+}
+
+// A convolution reads its input, weight and bias whole (StarDeps) and runs on its own; the relu
+// before it is stored, the one after it a kernel of its own.
+TEST(Extern, ConvolutionIsItsOwnKernel) {
+  testing::Scheduled r = run(parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 6, 6]},
+                                       {"name": "w", "dtype": "float32", "shape": [4, 2, 3, 3]},
+                                       {"name": "b", "dtype": "float32", "shape": [4]}])",
+                                   R"([{"name": "r", "op": "relu", "args": ["x"]},
+                                       {"name": "c", "op": "conv2d", "args": ["r", "w", "b"], "padding": 1},
+                                       {"name": "y", "op": "relu", "args": ["c"]}])",
+                                   R"(["y"])"));
+  ASSERT_EQ(r.schedule.kernels.size(), 3u);
+  EXPECT_EQ(r.schedule.kernels[1].kind, KernelKind::Extern);
+  const auto& conv = r.schedule.nodes[1];
+  ASSERT_EQ(conv.reads.size(), 3u);
+  EXPECT_EQ(to_string(conv.reads[0], r.program), "StarDep('buf3')");
+  EXPECT_EQ(to_string(conv.reads[1], r.program), "StarDep('w')");
+  EXPECT_EQ(to_string(conv.reads[2], r.program), "StarDep('b')");
+  EXPECT_NE(describe_node(conv, r.program).find("ExternKernelSchedulerNode(ExternKernelOut)  # buf4, conv: c"), std::string::npos)
+      << describe_node(conv, r.program);
 }
 
 // ---- Algorithm 7.1 ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ namespace stax::codegen {
 
 // The runtime files in section order: "stax_prelude.h", "stax_vec_base.h", each record's
 // runtime file in table order, "stax_vec.h", then the GEMM's "stax_gemm_pack.h",
-// "stax_gemm_kernel.h" and "stax_gemm.h".
+// "stax_gemm_kernel.h" and "stax_gemm.h", and the convolutions' "stax_conv.h".
 std::vector<std::string> runtime_files();
 
 // One runtime header, as it is in the repository (`path` relative to lib/codegen/runtime/). An

@@ -24,7 +24,8 @@
 //   Scan       loops x0..x{k-1} over `shape`; dim `scan_dim` is carried:
 //                buffer[flat(x)] = scan_op over t = 0..x[scan_dim] of body(x with x[scan_dim]=t)
 //              dtype == body dtype (Int64 for int/bool input, as PyTorch's cumsum/cumprod).
-//   Extern     a library kernel reading whole buffers (matmul, below); no body.
+//   Extern     a library kernel reading whole buffers (`extern_op`: a matmul or a convolution,
+//              below); no body.
 //   Input      the graph input `input_index`, given by the caller; no body.
 //   Constant   `data` (a tensor of `dtype` and `shape`), baked into the generated code.
 //
@@ -50,10 +51,12 @@ namespace stax::ir {
 enum class BufferKind : unsigned char { Input, Constant, Pointwise, Reduction, Scan, Extern };
 enum class ReduceOp : unsigned char { Sum, Prod, Max, Min, ArgMax, ArgMin, Any, All };
 enum class ScanOp : unsigned char { Sum, Prod };
+enum class ExternOp : unsigned char { Matmul, Conv };
 
 std::string_view buffer_kind_name(BufferKind k);  // "input", "pointwise", ...
 std::string_view reduce_op_name(ReduceOp op);     // "sum", "argmax", ...
 std::string_view scan_op_name(ScanOp op);         // "cumsum", "cumprod"
+std::string_view extern_op_name(ExternOp op);     // "matmul", "conv"
 
 // One operand of a matmul, read in place through strides (no copy for a transposed or sliced
 // weight): element [b..., i, j] of the operand's logical [batch..., rows, cols] matrix is
@@ -79,6 +82,20 @@ struct Matmul {
   MatmulOperand b;  // [batch..., K, N]
 };
 
+// out[i, o, y, x] = bias[o] + sum over ci < c / groups, a < kh, b < kw of
+//   weight[o, ci, a, b] * input[i, g * c / groups + ci, y * sh - ph + a * dh, x * sw - pw + b * dw]
+// with g = o / (cout / groups) and input elements outside [0, h) x [0, w) zero: PyTorch's conv2d
+// (a conv1d is one with h = kh = 1, sh = dh = 1, ph = 0). input [n, c, h, w], weight
+// [cout, c / groups, kh, kw] and the optional bias [cout] are whole dense buffers of the output's
+// dtype (float32 or float64); the output is [n, cout, oh, ow] (the buffer's shape is the graph's:
+// [n, cout, ow] for a conv1d). ph, pw: the padding before each dim; the padding after is implied
+// by oh, ow.
+struct Conv {
+  BufferId input = -1, weight = -1, bias = -1;  // bias -1: none
+  int64_t n = 1, c = 1, h = 1, w = 1, cout = 1, kh = 1, kw = 1, oh = 1, ow = 1;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+};
+
 struct Buffer {
   BufferId id = -1;
   std::string name;
@@ -101,8 +118,10 @@ struct Buffer {
   // Scan.
   ScanOp scan_op = ScanOp::Sum;
   int scan_dim = 0;
-  // Extern.
+  // Extern: which kernel, and its operands (the record of that kernel).
+  ExternOp extern_op = ExternOp::Matmul;
   Matmul matmul;
+  Conv conv;
 
   int64_t numel() const { return shape_numel(shape); }
   bool is_computed() const {
@@ -139,6 +158,9 @@ struct Program {
   const Buffer& operator[](BufferId id) const { return buffers.at(static_cast<std::size_t>(id)); }
   std::vector<std::string> buffer_names() const;
 };
+
+// The buffers an Extern reads (each whole), in operand order, without repeats.
+std::vector<BufferId> extern_operands(const Buffer& b);
 
 // True when computing the buffer may fail (ir::may_fail of its body): an integer FloorDiv,
 // TruncDiv or Remainder (a zero divisor) or an IndirectLoad (an index out of range) sets the

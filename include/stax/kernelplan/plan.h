@@ -184,6 +184,7 @@ struct KernelPlan {
   bool pack_b = false;
   std::string pack_isa;  // the set B is packed for (its record's name)
   std::string pack_reason;
+  bool conv_direct = false;        // extern conv: the runtime's direct loops, not its GEMM
   // True when some loop steps by W lanes (the kernel declares its vector type alias).
   bool vectorized() const;
   const BufferUse* use(BufferId id) const;

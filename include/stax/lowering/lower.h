@@ -17,7 +17,9 @@
 //   - embedding, index_select and gather are stored buffers of IndirectLoads: the data read
 //     where it is stored (through views keeping one stride along the indexed dim, else a dense
 //     copy), each position checked;
-//   - conv1d and conv2d are not lowered yet: a UserError names the node;
+//   - conv1d and conv2d are Extern buffers (ir::Conv) over their whole input, weight and bias,
+//     each a stored buffer (a producer is stored; a view keeping the dense layout is read in
+//     place, another view is copied);
 //   - reductions, scans and externs are always buffers; mean = sum then divide; var/std = mean,
 //     then sum of squared deviations, then divide by max(0, N - correction) (and sqrt);
 //     logsumexp = max, then sum(exp(x - m)) with m = 0 where the max is infinite, log + m;

@@ -1,0 +1,190 @@
+// The runtime's convolution (lib/codegen/runtime/stax_conv.h) against im2col + OpenBLAS's
+// cblas_sgemm on ResNet-18's convolutions at batch 1 (224 x 224), the benchmark behind
+// scripts/bench_conv.sh.
+//
+//   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check]
+//
+// staxc's side is what generated code runs for a constant weight: stax_rt::conv_run with the
+// weights packed ahead (once, outside the timing), the bias added in its tiles. OpenBLAS's side
+// is the classic lowering: the patches written whole into an im2col buffer (allocated once,
+// written on every call and timed: it is part of that method), one sgemm, then the bias. Both
+// sides are called alternately (one call of each in turn), the median of N calls after two
+// warm-up calls each (N from --seconds per side, between 5 and --reps). GFLOP/s counts
+// 2 Cout K OH OW per convolution, K = Cin KH KW. `--check` compares the two results.
+//
+// Build (scripts/bench_conv.sh does it; -O2 as generated code is built):
+//   g++ -std=c++17 -O2 -march=native -fopenmp -Ilib/codegen/runtime
+//     -I/usr/include/x86_64-linux-gnu/openblas-openmp bench/conv_bench.cpp
+//     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 -lsleef -o conv_bench
+#include "stax_conv.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+using Isa = stax_rt::IsaNative;
+using stax_rt::ConvShape;
+
+struct Options {
+  std::vector<int> threads = {1, 2};
+  int reps = 30;
+  double seconds = 0.4;
+  std::string only;
+  bool check = false;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "conv_bench: %s\nusage: conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check]\n", why);
+  std::exit(1);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--check") {
+      o.check = true;
+    } else if (a == "--threads" && has_value) {
+      o.threads.clear();
+      for (const char* p = argv[++i]; *p != '\0';) {
+        char* end = nullptr;
+        const long t = std::strtol(p, &end, 10);
+        if (end == p || t <= 0) usage("--threads needs positive integers, comma-separated");
+        o.threads.push_back(static_cast<int>(t));
+        p = *end == ',' ? end + 1 : end;
+      }
+    } else if (a == "--reps" && has_value) {
+      o.reps = std::atoi(argv[++i]);
+    } else if (a == "--seconds" && has_value) {
+      o.seconds = std::atof(argv[++i]);
+    } else if (a == "--only" && has_value) {
+      o.only = argv[++i];
+    } else {
+      usage(("unknown argument " + a).c_str());
+    }
+  }
+  return o;
+}
+
+struct Layer {
+  const char* name;
+  int64_t c, hw, cout, k, stride, pad;
+};
+
+// ResNet-18's distinct convolutions at 224 x 224 (each 3x3 of layer1 appears 4 times, ...).
+const Layer kLayers[] = {
+    {"conv1 7x7/2", 3, 224, 64, 7, 2, 3},          {"layer1 3x3", 64, 56, 64, 3, 1, 1},
+    {"layer2.0 3x3/2", 64, 56, 128, 3, 2, 1},      {"layer2 3x3", 128, 28, 128, 3, 1, 1},
+    {"layer2 down 1x1/2", 64, 56, 128, 1, 2, 0},   {"layer3.0 3x3/2", 128, 28, 256, 3, 2, 1},
+    {"layer3 3x3", 256, 14, 256, 3, 1, 1},         {"layer3 down 1x1/2", 128, 28, 256, 1, 2, 0},
+    {"layer4.0 3x3/2", 256, 14, 512, 3, 2, 1},     {"layer4 3x3", 512, 7, 512, 3, 1, 1},
+    {"layer4 down 1x1/2", 256, 14, 512, 1, 2, 0},
+};
+
+ConvShape shape_of(const Layer& l) {
+  const int64_t o = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
+  return ConvShape{1, l.c, l.hw, l.hw, l.cout, l.k, l.k, o, o, l.stride, l.stride, l.pad, l.pad, 1, 1, 1, 0};
+}
+
+// The patches [K, OH*OW] written whole (the classic im2col), then C = W x patches, then the bias.
+void im2col_sgemm(const ConvShape& s, const float* x, const float* w, const float* bias, float* col, float* out) {
+  const int64_t N = s.oh * s.ow, K = s.k();
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t ci = k / (s.kh * s.kw), ki = k / s.kw % s.kh, kj = k % s.kw;
+    float* row = col + k * N;
+    for (int64_t oh = 0; oh < s.oh; ++oh) {
+      const int64_t ih = oh * s.sh - s.ph + ki;
+      for (int64_t ow = 0; ow < s.ow; ++ow) {
+        const int64_t iw = ow * s.sw - s.pw + kj;
+        row[oh * s.ow + ow] = ih >= 0 && ih < s.h && iw >= 0 && iw < s.w ? x[(ci * s.h + ih) * s.w + iw] : 0.0f;
+      }
+    }
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.cout), static_cast<int>(N),
+              static_cast<int>(K), 1.0f, w, static_cast<int>(K), col, static_cast<int>(N), 0.0f, out, static_cast<int>(N));
+#pragma omp parallel for schedule(static)
+  for (int64_t o = 0; o < s.cout; ++o)
+    for (int64_t j = 0; j < N; ++j) out[o * N + j] += bias[o];
+}
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(static_cast<int>(seed >> 9) % 4096 - 2048) / 2048.0f;
+  }
+  return v;
+}
+
+void run_layer(const Layer& l, int threads, const Options& o) {
+  const ConvShape s = shape_of(l);
+  const int64_t N = s.oh * s.ow, K = s.k();
+  const std::vector<float> x = random_floats(static_cast<std::size_t>(s.c * s.h * s.w), 1);
+  const std::vector<float> w = random_floats(static_cast<std::size_t>(s.cout * K), 2);
+  const std::vector<float> bias = random_floats(static_cast<std::size_t>(s.cout), 3);
+  std::vector<float> col(static_cast<std::size_t>(K * N)), a(static_cast<std::size_t>(s.cout * N)), b(a.size());
+  const float* packed = stax_rt::conv_pack_weights<float, Isa>(s, w.data());
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  auto ours = [&] { stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), packed, bias.data(), a.data()); };
+  auto theirs = [&] { im2col_sgemm(s, x.data(), w.data(), bias.data(), col.data(), b.data()); };
+  for (int i = 0; i < 2; ++i) ours(), theirs();
+  const double t0 = now();
+  ours();
+  const double once = std::max(now() - t0, 1e-7);
+  const int n = std::max(5, std::min(o.reps, static_cast<int>(o.seconds / once)));
+  std::vector<double> ta, tb;
+  for (int i = 0; i < n; ++i) {
+    double t = now();
+    ours();
+    ta.push_back(now() - t);
+    t = now();
+    theirs();
+    tb.push_back(now() - t);
+  }
+  const double flops = 2.0 * static_cast<double>(s.cout) * static_cast<double>(K) * static_cast<double>(N);
+  const double ga = flops / median(ta) * 1e-9, gb = flops / median(tb) * 1e-9;
+  std::printf("%-20s %4lld %4lld %4lld %6lld %7d %10.1f %10.1f %7.2f", l.name, static_cast<long long>(s.c),
+              static_cast<long long>(s.cout), static_cast<long long>(s.oh), static_cast<long long>(K), threads, ga, gb, ga / gb);
+  if (o.check) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
+    std::printf("   max |diff| %.2g", worst);
+  }
+  std::printf("\n");
+  ::operator delete(const_cast<float*>(packed), std::align_val_t(64));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s\n", Isa::name, policy ? policy : "(default)");
+  std::printf("%-20s %4s %4s %4s %6s %7s %10s %10s %7s\n", "layer", "Cin", "Cout", "OH", "K", "threads", "staxc GF/s",
+              "im2col+BLAS", "ratio");
+  for (int threads : o.threads)
+    for (const Layer& l : kLayers)
+      if (o.only.empty() || std::string(l.name).find(o.only) != std::string::npos) run_layer(l, threads, o);
+  return 0;
+}

@@ -1,0 +1,185 @@
+// Convolution checks (runtime/stax_conv.h), built per instruction set with the GEMM checks: every
+// output against a naive loop in long double within the GEMM's bound (K + 1 roundings: the sum
+// and the bias), over strides, paddings, dilations, groups (depthwise included), 1x1, conv1d,
+// odd sizes and batches, through the GEMM (weights packed per call and ahead) and the direct
+// loops; the same bits on 1 and 2 threads; the epilogue called once per output element with
+// the bias already added.
+#include "gemm_checks.h"
+
+#include "stax_conv.h"
+
+#include <omp.h>
+
+#include <string>
+
+namespace gemm_checks {
+
+namespace {
+
+using stax_rt::ConvShape;
+
+// PyTorch's output size.
+int64_t out_size(int64_t size, int64_t k, int64_t s, int64_t p, int64_t d) { return (size + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+ConvShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t cout, int64_t kh, int64_t kw, int64_t s, int64_t p,
+                int64_t d, int64_t groups) {
+  const int64_t sh = h == 1 && kh == 1 ? 1 : s, ph = h == 1 && kh == 1 ? 0 : p, dh = h == 1 && kh == 1 ? 1 : d;
+  return ConvShape{n, c, h, w, cout, kh, kw, out_size(h, kh, sh, ph, dh), out_size(w, kw, s, p, d), sh, s, ph, p, dh, d, groups, 0};
+}
+
+std::string describe(const ConvShape& s) {
+  char text[256];
+  std::snprintf(text, sizeof text, "n %lld c %lld %lldx%lld cout %lld k %lldx%lld s %lld,%lld p %lld,%lld d %lld,%lld g %lld",
+                static_cast<long long>(s.n), static_cast<long long>(s.c), static_cast<long long>(s.h),
+                static_cast<long long>(s.w), static_cast<long long>(s.cout), static_cast<long long>(s.kh),
+                static_cast<long long>(s.kw), static_cast<long long>(s.sh), static_cast<long long>(s.sw),
+                static_cast<long long>(s.ph), static_cast<long long>(s.pw), static_cast<long long>(s.dh),
+                static_cast<long long>(s.dw), static_cast<long long>(s.groups));
+  return text;
+}
+
+template <typename T> struct ConvData {
+  std::vector<T> x, w, bias;
+};
+
+template <typename T> ConvData<T> data_for(const ConvShape& s, uint64_t seed) {
+  ConvData<T> d;
+  d.x = random_vector<T>(static_cast<std::size_t>(s.n * s.c * s.h * s.w), seed);
+  d.w = random_vector<T>(static_cast<std::size_t>(s.cout * s.cin_g() * s.kh * s.kw), seed + 1);
+  d.bias = random_vector<T>(static_cast<std::size_t>(s.cout), seed + 2);
+  return d;
+}
+
+// Checks out against the naive sum; returns the number of bad elements.
+template <typename T>
+int check_against_naive(const ConvShape& s, const ConvData<T>& d, bool with_bias, const std::vector<T>& out,
+                        const char* how) {
+  int bad = 0;
+  const int64_t K = s.k();
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t o = 0; o < s.cout; ++o)
+      for (int64_t oh = 0; oh < s.oh; ++oh)
+        for (int64_t ow = 0; ow < s.ow; ++ow) {
+          const int64_t g = o / s.cout_g();
+          long double sum = with_bias ? d.bias[static_cast<std::size_t>(o)] : 0, mag = std::fabs(sum);
+          for (int64_t ci = 0; ci < s.cin_g(); ++ci)
+            for (int64_t ki = 0; ki < s.kh; ++ki)
+              for (int64_t kj = 0; kj < s.kw; ++kj) {
+                const int64_t ih = oh * s.sh - s.ph + ki * s.dh, iw = ow * s.sw - s.pw + kj * s.dw;
+                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                const long double p =
+                    static_cast<long double>(d.x[static_cast<std::size_t>(((n * s.c + g * s.cin_g() + ci) * s.h + ih) * s.w + iw)]) *
+                    d.w[static_cast<std::size_t>(((o * s.cin_g() + ci) * s.kh + ki) * s.kw + kj)];
+                sum += p;
+                mag += std::fabs(p);
+              }
+          const T got = out[static_cast<std::size_t>(((n * s.cout + o) * s.oh + oh) * s.ow + ow)];
+          if (!(std::fabs(static_cast<long double>(got) - sum) <= error_bound<T>(K + 1, mag))) {
+            if (bad == 0)
+              CHECK(false, "%s (%s): out[%lld][%lld][%lld][%lld] = %.9g, exact %.9Lg", describe(s).c_str(), how,
+                    static_cast<long long>(n), static_cast<long long>(o), static_cast<long long>(oh),
+                    static_cast<long long>(ow), static_cast<double>(got), sum);
+            ++bad;
+          }
+        }
+  if (bad == 0) CHECK(true, "%s", how);
+  return bad;
+}
+
+template <typename T> std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool packed) {
+  std::vector<T> out(static_cast<std::size_t>(s.n * s.cout * s.oh * s.ow), T(12345));
+  const T* wp = packed ? stax_rt::conv_pack_weights<T, Isa>(s, d.w.data()) : nullptr;
+  stax_rt::conv_run<T, Isa>(s, d.x.data(), d.w.data(), wp, bias ? d.bias.data() : nullptr, out.data());
+  ::operator delete(const_cast<T*>(wp), std::align_val_t(64));
+  return out;
+}
+
+// Through the GEMM (weights packed per call and ahead) and through the direct loops.
+template <typename T> void check_shape(ConvShape s, uint64_t seed) {
+  const ConvData<T> d = data_for<T>(s, seed);
+  check_against_naive(s, d, true, run(s, d, true, false), "GEMM, bias, weights packed per call");
+  check_against_naive(s, d, false, run(s, d, false, true), "GEMM, no bias, weights packed ahead");
+  s.direct = 1;
+  check_against_naive(s, d, true, run(s, d, true, true), "direct loops, bias");
+}
+
+// n, c, h, w, cout, kh, kw, stride, padding, dilation, groups
+const int64_t kShapes[][11] = {
+    {1, 3, 17, 19, 8, 3, 3, 1, 1, 1, 1},       // odd sizes, padding
+    {1, 16, 14, 14, 33, 3, 3, 2, 1, 1, 1},     // stride 2, rows beyond a tile
+    {2, 8, 9, 11, 12, 1, 1, 1, 0, 1, 1},       // 1x1 (the input is the matrix), batch 2
+    {1, 8, 9, 11, 12, 1, 1, 2, 0, 1, 1},       // 1x1 stride 2 (a downsample)
+    {1, 3, 40, 40, 64, 7, 7, 2, 3, 1, 1},      // ResNet's stem, smaller
+    {1, 4, 12, 13, 5, 3, 2, 1, 2, 2, 1},       // dilation, asymmetric kernel, wide padding
+    {3, 6, 10, 10, 9, 3, 3, 1, 1, 1, 3},       // groups of 2 channels, batch 3
+    {1, 16, 9, 9, 12, 3, 3, 1, 1, 1, 2},       // groups of 8 channels
+    {2, 12, 15, 16, 12, 3, 3, 1, 1, 1, 12},    // depthwise
+    {1, 8, 15, 17, 16, 5, 5, 2, 2, 1, 8},      // depthwise, multiplier 2, stride 2
+    {1, 5, 9, 9, 5, 3, 3, 1, 2, 2, 5},         // depthwise, dilated
+    {1, 1, 6, 5, 7, 3, 3, 1, 0, 1, 1},         // one input channel, no padding
+    {1, 256, 7, 7, 300, 3, 3, 1, 1, 1, 1},     // long K, few columns (ResNet's last stage)
+    {1, 64, 30, 30, 64, 3, 3, 1, 1, 1, 1},     // many columns: both threads
+    {2, 5, 1, 50, 7, 1, 4, 3, 2, 2, 1},        // conv1d: stride, padding, dilation
+    {1, 6, 1, 33, 6, 1, 3, 1, 1, 1, 6},        // conv1d depthwise
+    {1, 2, 3, 3, 2, 3, 3, 1, 0, 1, 1},         // one output position
+    {1, 4, 5, 5, 3, 3, 3, 3, 1, 1, 1},         // stride 3 = the kernel: windows side by side
+};
+
+}  // namespace
+
+void check_conv() {
+  uint64_t seed = 4000;
+  for (const auto& v : kShapes) {
+    const ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+    check_shape<float>(s, seed);
+    check_shape<double>(s, seed);
+    seed += 3;
+  }
+  // The same bits on 1 and 2 threads, batch 1 (threads within the product) and 4 (over images).
+  const int threads = omp_get_max_threads();
+  for (int64_t n : {1, 4}) {
+    const ConvShape s = shape(n, 32, 28, 28, 48, 3, 3, 1, 1, 1, 1);
+    const ConvData<float> d = data_for<float>(s, 99);
+    omp_set_num_threads(1);
+    const std::vector<float> one = run(s, d, true, true);
+    omp_set_num_threads(2);
+    const std::vector<float> two = run(s, d, true, true), per_call = run(s, d, true, false);
+    CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0 &&
+              std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0,
+          "n %lld: the bits differ between 1 and 2 threads or packed ahead and per call", static_cast<long long>(n));
+  }
+  omp_set_num_threads(threads);
+  // The epilogue: each element once, after the bias; channels and positions of the whole output;
+  // through the GEMM and the direct loops.
+  for (const auto& v : {kShapes[1], kShapes[6], kShapes[7], kShapes[8]}) {
+    ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+    s.direct = v[10] > 1 && v[1] / v[10] <= 4;
+    const ConvData<float> d = data_for<float>(s, 7);
+    const std::vector<float> want = run(s, d, true, false);
+    std::vector<float> out(want.size());
+    std::vector<int> seen(want.size(), 0);
+    int wrong = 0;
+    const int64_t N = s.spatial();
+    auto ep = [&](int64_t image, int64_t i0, int64_t i1, int64_t j0, int64_t j1, float* c, int64_t ldc) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j) {
+          const std::size_t at = static_cast<std::size_t>((image * s.cout + i) * N + j);
+          float& x = c[(i - i0) * ldc + (j - j0)];
+#pragma omp atomic
+          ++seen[at];
+          if (&x != &out[at] || x != want[at]) {
+#pragma omp atomic
+            ++wrong;
+          }
+          x = -x;
+        }
+    };
+    stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), nullptr, d.bias.data(), out.data(), ep);
+    bool once = true, negated = true;
+    for (std::size_t i = 0; i < out.size(); ++i) once = once && seen[i] == 1, negated = negated && out[i] == -want[i];
+    CHECK(once && negated && wrong == 0, "%s: epilogue once %d, rewrites kept %d, %d elements wrong", describe(s).c_str(),
+          once, negated, wrong);
+  }
+}
+
+}  // namespace gemm_checks

@@ -1,0 +1,208 @@
+// Convolutions through generated code, against the interpreter: conv1d and conv2d over strides,
+// paddings (ints, lists, "same" with its extra element at the end, "valid"), dilations, groups
+// (depthwise included), 1x1, odd sizes and batches, float32 and float64; weights given at run
+// time (packed per call) and constant (packed once); operands that are views or computed; and
+// batch norms folded into a convolution or linear layer before them, or not when the layer's
+// output is read elsewhere. Tolerance: the documented bound of a product
+// (matmul_tolerance), with sum |x||w| bounded by max|x| times the largest sum of |w| over one
+// output channel's weights.
+#include <cmath>
+
+#include "cases.h"
+
+namespace stax::e2e {
+
+namespace {
+
+using Inputs = std::vector<Tensor>;
+
+std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs = "") {
+  return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", "args": )" + args + (attrs.empty() ? "" : ", " + attrs) + "}";
+}
+
+std::string shape_text(const Shape& s) {
+  std::string t;
+  for (int64_t d : s) t += (t.empty() ? "" : ", ") + std::to_string(d);
+  return "[" + t + "]";
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get_double(i)));
+  return m;
+}
+
+// The largest sum of |w| over one output channel (the rows of w, `per` elements each).
+double max_row_abs_sum(const std::vector<double>& w, int64_t per) {
+  double worst = 0;
+  for (std::size_t r = 0; r + static_cast<std::size_t>(per) <= w.size(); r += static_cast<std::size_t>(per)) {
+    double s = 0;
+    for (int64_t k = 0; k < per; ++k) s += std::fabs(w[r + static_cast<std::size_t>(k)]);
+    worst = std::max(worst, s);
+  }
+  return worst;
+}
+
+std::vector<double> values(const Tensor& t) {
+  std::vector<double> v(static_cast<std::size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<std::size_t>(i)] = t.get_double(i);
+  return v;
+}
+
+// Deterministic constant data in [-1, 1], exact in float32 (multiples of 1/64).
+std::vector<double> pattern(int64_t n, int64_t seed) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>((i * 37 + seed * 11) % 129 - 64) / 64.0;
+  return v;
+}
+
+std::string constant(const std::string& name, const std::string& dt, const Shape& shape, const std::vector<double>& data) {
+  std::string list;
+  for (double x : data) list += (list.empty() ? "" : ", ") + std::to_string(x);
+  return R"({"name": ")" + name + R"(", "dtype": ")" + dt + R"(", "shape": )" + shape_text(shape) + R"(, "data": [)" + list + "]}";
+}
+
+DType dtype_of(const std::string& dt) { return dt == "float64" ? DType::Float64 : DType::Float32; }
+
+// One convolution with run-time weights (inputs x, w and optionally b).
+void add_conv(Table& t, const std::string& label, const std::string& dt, const Shape& x, const Shape& w,
+              const std::string& attrs, bool bias, const std::string& op = "conv2d") {
+  std::vector<std::string> inputs = {input("x", dt, shape_text(x)), input("w", dt, shape_text(w))};
+  if (bias) inputs.push_back(input("b", dt, shape_text({w[0]})));
+  const int64_t per = shape_numel(w) / w[0];
+  const DType d = dtype_of(dt);
+  t.add(op + " " + dt + " " + label, inputs, {node("y", op, bias ? R"(["x", "w", "b"])" : R"(["x", "w"])", attrs)}, {"y"})
+      .tolerance = [=](const Inputs& in) {
+    const double b = in.size() > 2 ? max_abs(in[2]) : 0.0;
+    return matmul_tolerance(d, per, max_abs(in[0]) * max_row_abs_sum(values(in[1]), per) + b);
+  };
+}
+
+void runtime_weight_cases(Table& t) {
+  for (const std::string dt : {"float32", "float64"}) {
+    add_conv(t, "3x3 pad 1", dt, {1, 3, 17, 15}, {8, 3, 3, 3}, R"("padding": 1)", true);
+    add_conv(t, "3x3 stride 2 batch 2", dt, {2, 16, 14, 13}, {33, 16, 3, 3}, R"("stride": 2, "padding": 1)", true);
+    add_conv(t, "1x1", dt, {2, 24, 9, 11}, {12, 24, 1, 1}, "", false);
+    add_conv(t, "1x1 stride 2", dt, {1, 8, 9, 11}, {12, 8, 1, 1}, R"("stride": 2)", true);
+    add_conv(t, "dilation, lists", dt, {1, 4, 12, 13}, {5, 4, 3, 2}, R"("stride": [1, 2], "padding": [2, 1], "dilation": [2, 3])", true);
+    add_conv(t, "groups 3 (direct loops)", dt, {3, 6, 10, 10}, {9, 2, 3, 3}, R"("padding": 1, "groups": 3)", true);
+    add_conv(t, "groups 2 of 8 channels (GEMM)", dt, {1, 16, 9, 9}, {12, 8, 3, 3}, R"("padding": 1, "groups": 2)", true);
+    add_conv(t, "depthwise", dt, {2, 12, 15, 16}, {12, 1, 3, 3}, R"("padding": 1, "groups": 12)", true);
+    add_conv(t, "depthwise x2 stride 2", dt, {1, 8, 15, 17}, {16, 1, 5, 5}, R"("stride": 2, "padding": 2, "groups": 8)", false);
+    add_conv(t, "same, even kernel", dt, {1, 5, 8, 9}, {4, 5, 4, 2}, R"("padding": "same", "dilation": [1, 2])", true);
+    add_conv(t, "valid", dt, {1, 2, 6, 5}, {7, 2, 3, 3}, R"("padding": "valid")", false);
+  }
+  add_conv(t, "k4 s3 p2 d2", "float32", {2, 5, 50}, {7, 5, 4}, R"("stride": 3, "padding": 2, "dilation": 2)", true, "conv1d");
+  add_conv(t, "depthwise", "float64", {1, 6, 33}, {6, 1, 3}, R"("padding": 1, "groups": 6)", true, "conv1d");
+  add_conv(t, "same", "float32", {3, 4, 20}, {8, 4, 5}, R"("padding": "same")", false, "conv1d");
+  // Large enough for both threads: within one product (batch 1) and over images (batch 4).
+  add_conv(t, "64 channels 28x28", "float32", {1, 64, 28, 28}, {64, 64, 3, 3}, R"("padding": 1)", true);
+  add_conv(t, "batch 4", "float32", {4, 32, 20, 20}, {48, 32, 3, 3}, R"("padding": 1)", true);
+  add_conv(t, "ResNet stem", "float32", {1, 3, 64, 64}, {64, 3, 7, 7}, R"("stride": 2, "padding": 3)", false);
+}
+
+// Constant weights (packed once per process), operands that are views or computed values.
+void constant_weight_cases(Table& t) {
+  const std::string dt = "float32";
+  const std::vector<double> w = pattern(16 * 8 * 9, 1), b = pattern(16, 2);
+  const double wsum = max_row_abs_sum(w, 72), bmax = 1.0;
+  auto tol = [=](const Inputs& in) { return matmul_tolerance(DType::Float32, 72, max_abs(in[0]) * wsum + bmax); };
+  const std::vector<std::string> consts = {constant("w", dt, {16, 8, 3, 3}, w), constant("b", dt, {16}, b)};
+  t.add("conv2d constant weights", {input("x", dt, "[2, 8, 11, 12]")}, {node("y", "conv2d", R"(["x", "w", "b"])", R"("padding": 1)")},
+        {"y"}, consts)
+      .tolerance = tol;
+  t.add("conv2d constant weights, then relu and a second use", {input("x", dt, "[1, 8, 11, 12]")},
+        {node("y", "conv2d", R"(["x", "w", "b"])", R"("padding": 1, "stride": 2)"), node("r", "relu", R"(["y"])")}, {"r", "y"}, consts)
+      .tolerance = tol;
+  // The input a transpose (copied first) and a reshape (read in place); a computed input.
+  t.add("conv2d of a transpose", {input("x", dt, "[1, 11, 8, 12]")},
+        {node("y", "conv2d", R"([{"op": "transpose", "args": ["x"], "dim0": 1, "dim1": 2}, "w", "b"])", R"("padding": 1)")}, {"y"}, consts)
+      .tolerance = tol;
+  t.add("conv2d of a reshape", {input("x", dt, "[8, 132]")},
+        {node("y", "conv2d", R"([{"op": "reshape", "args": ["x"], "shape": [1, 8, 11, 12]}, "w", "b"])", R"("padding": 1)")}, {"y"}, consts)
+      .tolerance = tol;
+  t.add("conv2d of a sigmoid", {input("x", dt, "[1, 8, 11, 12]")},
+        {node("y", "conv2d", R"([{"op": "sigmoid", "args": ["x"]}, "w", "b"])", R"("padding": 1)")}, {"y"}, consts)
+      .tolerance = [=](const Inputs&) { return matmul_tolerance(DType::Float32, 72, wsum + bmax); };
+  // Two convolutions in a row, the second depthwise with constant weights.
+  const std::vector<double> wd = pattern(16 * 9, 3);
+  std::vector<std::string> two = consts;
+  two.push_back(constant("wd", dt, {16, 1, 3, 3}, wd));
+  t.add("conv2d then depthwise", {input("x", dt, "[1, 8, 11, 12]")},
+        {node("y", "conv2d", R"(["x", "w", "b"])", R"("padding": 1)"), node("z", "conv2d", R"(["y", "wd"])", R"("padding": 1, "groups": 16)")},
+        {"z"}, two)
+      .tolerance = [=](const Inputs& in) {
+    return matmul_tolerance(DType::Float32, 72 + 9, (max_abs(in[0]) * wsum + bmax) * max_row_abs_sum(wd, 9));
+  };
+}
+
+// Batch norms with constant parameters after a convolution or linear layer (folded), and one
+// whose convolution is also an output (not folded). Tolerance: the folded weights' products
+// (sum |x| |w s|) plus the roundings of the interpreter's own float32 intermediate.
+void batch_norm_fold_cases(Table& t) {
+  const std::string dt = "float32";
+  const int64_t C = 6;
+  const std::vector<double> mean = pattern(C, 4), gamma = pattern(C, 5), beta = pattern(C, 6);
+  std::vector<double> var = pattern(C, 7);
+  for (double& v : var) v = std::fabs(v) + 0.25;
+  const std::vector<std::string> bn = {constant("m", dt, {C}, mean), constant("v", dt, {C}, var),
+                                       constant("g", dt, {C}, gamma), constant("be", dt, {C}, beta)};
+  double smax = 0;
+  for (int64_t c = 0; c < C; ++c) smax = std::max(smax, std::fabs(gamma[static_cast<std::size_t>(c)]) / std::sqrt(var[static_cast<std::size_t>(c)] + 1e-5));
+  auto with = [&bn](std::vector<std::string> more) {
+    more.insert(more.end(), bn.begin(), bn.end());
+    return more;
+  };
+  auto tol = [=](int64_t k, double wsum) {
+    return [=](const Inputs& in) {
+      return matmul_tolerance(DType::Float32, k + 4, (max_abs(in[0]) * wsum + 2.0) * (smax + 1.0) + 2.0);
+    };
+  };
+  const std::string norm = R"(["y", "m", "v", "g", "be"])";
+  const std::vector<double> w = pattern(C * 4 * 9, 8), b = pattern(C, 9);
+  const double wsum = max_row_abs_sum(w, 36);
+  t.add("batch_norm folded into conv2d, then relu", {input("x", dt, "[2, 4, 9, 10]")},
+        {node("y", "conv2d", R"(["x", "w", "b"])", R"("padding": 1)"), node("n", "batch_norm", norm), node("r", "relu", R"(["n"])")},
+        {"r"}, with({constant("w", dt, {C, 4, 3, 3}, w), constant("b", dt, {C}, b)}))
+      .tolerance = tol(36, wsum);
+  t.add("batch_norm folded into conv2d without bias, an output", {input("x", dt, "[1, 4, 9, 10]")},
+        {node("y", "conv2d", R"(["x", "w"])", R"("stride": 2)"), node("n", "batch_norm", R"(["y", "m", "v", null, "be"])", R"("eps": 0.001)")},
+        {"n"}, with({constant("w", dt, {C, 4, 3, 3}, w)}))
+      .tolerance = tol(36, wsum);
+  t.add("batch_norm after a conv2d that is also an output (not folded)", {input("x", dt, "[1, 4, 9, 10]")},
+        {node("y", "conv2d", R"(["x", "w", "b"])", R"("padding": 1)"), node("n", "batch_norm", norm)}, {"n", "y"},
+        with({constant("w", dt, {C, 4, 3, 3}, w), constant("b", dt, {C}, b)}))
+      .tolerance = tol(36, wsum);
+  const std::vector<double> w1 = pattern(C * 4 * 3, 10);
+  t.add("batch_norm folded into conv1d", {input("x", dt, "[2, 4, 17]")},
+        {node("y", "conv1d", R"(["x", "w"])", R"("padding": 1)"), node("n", "batch_norm", norm)}, {"n"},
+        with({constant("w", dt, {C, 4, 3}, w1)}))
+      .tolerance = tol(12, max_row_abs_sum(w1, 12));
+  const std::vector<double> wl = pattern(C * 10, 11);
+  t.add("batch_norm folded into linear", {input("x", dt, "[5, 10]")},
+        {node("y", "linear", R"(["x", "w", "b"])"), node("n", "batch_norm", norm)}, {"n"},
+        with({constant("w", dt, {C, 10}, wl), constant("b", dt, {C}, b)}))
+      .tolerance = tol(10, max_row_abs_sum(wl, 10));
+  const std::vector<double> wm = pattern(10 * C, 12);
+  double wm_sum = 0;  // the columns of a [10, C] weight
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0;
+    for (int64_t k = 0; k < 10; ++k) s += std::fabs(wm[static_cast<std::size_t>(k * C + c)]);
+    wm_sum = std::max(wm_sum, s);
+  }
+  t.add("batch_norm folded into matmul", {input("x", dt, "[5, 10]")},
+        {node("y", "matmul", R"(["x", "w"])"), node("n", "batch_norm", norm)}, {"n"}, with({constant("w", dt, {10, C}, wm)}))
+      .tolerance = tol(10, wm_sum);
+}
+
+}  // namespace
+
+std::vector<Case> conv_cases() {
+  Table t;
+  runtime_weight_cases(t);
+  constant_weight_cases(t);
+  batch_norm_fold_cases(t);
+  return t.cases;
+}
+
+}  // namespace stax::e2e
