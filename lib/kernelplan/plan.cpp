@@ -3,6 +3,7 @@
 #include "stax/kernelplan/plan.h"
 
 #include <algorithm>
+#include <string>
 
 #include "analysis.h"
 #include "forms.h"
@@ -93,6 +94,27 @@ void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& i
   }
 }
 
+// An extern: a matrix product, or a convolution by the GEMM or by direct loops.
+void plan_extern(const ir::Buffer& b, KernelPlan& kp) {
+  kp.form = Form::Extern;
+  if (b.extern_op == ir::ExternOp::Conv) {
+    // A group of at most kConvDirectChannels input channels is a product too small to pack:
+    // K = C/g * KH * KW and M = O/g rows fill few of the GEMM's tiles.
+    constexpr int64_t kConvDirectChannels = 4;
+    kp.conv_direct = b.conv.groups > 1 && b.conv.c / b.conv.groups <= kConvDirectChannels;
+    kp.form_reason = kp.conv_direct ? "a convolution of " + std::to_string(b.conv.c / b.conv.groups) +
+                                          " input channel(s) per group (at most 4): the runtime's direct vector "
+                                          "loops over output rows"
+                                    : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
+    kp.parallel_reason = kp.conv_direct ? "the runtime divides the (image, channel) planes among the threads"
+                                        : "the runtime divides images and groups, or one product's tiles, among the threads";
+  } else {
+    kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
+    kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+  }
+  for (ir::BufferId r : ir::extern_operands(b)) add_unique(kp.params, r);
+}
+
 KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Places& places) {
   KernelPlan kp;
   const ir::Buffer& b = p[k.nodes.front().buffer];
@@ -104,23 +126,7 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
     detail::plan_scan_parallel(b, kp);
   } else {
     STAX_ASSERT(b.kind == ir::BufferKind::Extern, "a kernel without loops that is no scan or extern: " + b.name);
-    kp.form = Form::Extern;
-    if (b.extern_op == ir::ExternOp::Conv) {
-      // A group of at most kConvDirectChannels input channels is a product too small to pack:
-      // K = C/g * KH * KW and M = O/g rows fill few of the GEMM's tiles.
-      constexpr int64_t kConvDirectChannels = 4;
-      kp.conv_direct = b.conv.groups > 1 && b.conv.c / b.conv.groups <= kConvDirectChannels;
-      kp.form_reason = kp.conv_direct ? "a convolution of " + std::to_string(b.conv.c / b.conv.groups) +
-                                            " input channel(s) per group (at most 4): the runtime's direct vector "
-                                            "loops over output rows"
-                                      : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
-      kp.parallel_reason = kp.conv_direct ? "the runtime divides the (image, channel) planes among the threads"
-                                          : "the runtime divides images and groups, or one product's tiles, among the threads";
-    } else {
-      kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
-      kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
-    }
-    for (ir::BufferId r : ir::extern_operands(b)) add_unique(kp.params, r);
+    plan_extern(b, kp);
   }
   kp.params.push_back(b.id);
   record_uses(places, kp.params, kp);
