@@ -13,6 +13,7 @@
 #include "stax/codegen/mangle.h"
 #include "stax/codegen/prelude.h"
 #include "stax/support/error.h"
+#include "weights.h"
 
 namespace stax::codegen {
 
@@ -26,20 +27,6 @@ bool is_c_identifier(const std::string& s) {
   for (char c : s)
     if (!alpha(c) && !digit(c)) return false;
   return true;
-}
-
-void emit_constants(const ir::Program& p, const ModelLayout& m, CodeWriter& out) {
-  bool any = false;
-  for (const ir::Buffer& b : p.buffers) {
-    if (b.kind != ir::BufferKind::Constant) continue;
-    const std::string& name = m.names[static_cast<std::size_t>(b.id)];
-    out.line("// constant " + b.name + ": " + std::string(dtype_name(b.dtype)) + shape_str(b.shape));
-    out.line("alignas(64) const " + cxx_type(b.dtype) + " " + name + "[" + std::to_string(b.numel()) + "] = {");
-    out.line(array_elements(b.data, 2 * out.indent() + 4));
-    out.line("};");
-    any = true;
-  }
-  if (any) out.blank();
 }
 
 std::string pointer_expr(const ir::Program& p, const ModelLayout& m, ir::BufferId id) {
@@ -203,10 +190,11 @@ std::string file_comment(const ModelLayout& m, const IsaTarget& isa) {
 
 // One instruction set pinned, or native: the kernels once, in the model's namespace.
 std::string emit_single(const ir::Program& p, const ModelLayout& m, const kernelplan::ProgramPlan& plan,
-                        const IsaCode& code) {
+                        const IsaCode& code, const WeightsPlan& weights) {
   std::set<std::string> sections = code.sections;
   sections.insert("capi");
   CodeWriter body;
+  emit_weights_block(p, m, weights, body);
   body.line("// ---- Model " + m.model + " ----");
   open_model(m, body);
   body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
@@ -220,7 +208,7 @@ std::string emit_single(const ir::Program& p, const ModelLayout& m, const kernel
               ": build with " + how + "\");");
     body.blank();
   }
-  emit_constants(p, m, body);
+  emit_constants(p, m, weights, body);
   emit_kernels_and_run(p, m, plan, code, body, true);
   body.blank();
   close_model(m, body);
@@ -337,17 +325,18 @@ void emit_dispatcher(const ModelLayout& m, const std::vector<kernelplan::Program
 
 // Every x86-64 instruction set: one block each, then the dispatcher.
 std::string emit_dispatch(const ir::Program& p, const scheduler::Schedule& s, const ModelLayout& m,
-                          const std::vector<kernelplan::ProgramPlan>& plans) {
+                          const std::vector<kernelplan::ProgramPlan>& plans, const WeightsPlan& weights) {
   CodeWriter body;
   body.raw("#if !defined(__x86_64__) || !defined(__GNUC__) || defined(__clang__)");
   body.raw("#error \"generated with --isa dispatch: needs g++ on x86-64 (function target pragmas)\"");
   body.raw("#endif");
   body.blank();
+  emit_weights_block(p, m, weights, body);
   body.line("// ---- Model " + m.model + " ----");
   open_model(m, body);
   body.line("constexpr std::size_t " + m.workspace_const + " = " + std::to_string(m.workspace_size) + ";");
   body.blank();
-  emit_constants(p, m, body);
+  emit_constants(p, m, weights, body);
   close_model(m, body);
   for (std::size_t i = plans.size(); i-- > 0;)
     emit_isa_block(p, m, plans[i], emit_kernels(p, s, plans[i], m), m.isa_namespaces[i], body);
@@ -371,18 +360,20 @@ GeneratedCode emit(const graph::Graph& g, const ir::Program& p, const scheduler:
   STAX_ASSERT(plans.size() == opts.isa.planned().size(), "one kernel plan per instruction set of the file");
   ModelLayout m = layout_model(g, p, s, memory, locals.mask(), result.name, opts.isa);
   result.workspace_size = m.workspace_size;
+  WeightsPlan weights = plan_weights(p, opts.weights_threshold);
   if (opts.isa.kind == IsaTarget::Kind::Dispatch) {
     m.isa_name_body = "return " + m.ns + "::" + m.isa_table + "[" + m.ns + "::" + m.isa_index_fn + "()].name;";
-    result.source = emit_dispatch(p, s, m, plans);
+    result.source = emit_dispatch(p, s, m, plans, weights);
   } else {
     const IsaCode code = emit_kernels(p, s, plans.front(), m);
     const bool vector = code.sections.count("vec") != 0;
     m.isa_name_body = opts.isa.kind == IsaTarget::Kind::Native
                           ? (vector ? "return stax_rt::IsaNative::name;" : "return \"scalar\";")
                           : "return \"" + std::string(isa_record(opts.isa.fixed).name) + "\";";
-    result.source = emit_single(p, m, plans.front(), code);
+    result.source = emit_single(p, m, plans.front(), code, weights);
   }
   result.header = header_text(m);
+  result.weights = std::move(weights.bytes);
   return result;
 }
 

@@ -1,0 +1,43 @@
+// Large constants (model weights) as bytes no compiler parses: they go into a file next to the
+// generated source, FILE.cpp.weights, and the source assembles them into its read-only data with
+// `.incbin`, naming the file through __FILE__ (docs/generated-code.md, "Constants and the
+// weights file"). Small constants stay literal arrays, so a small graph keeps one file.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "code_writer.h"
+#include "model_layout.h"
+#include "stax/ir/program.h"
+
+namespace stax::codegen {
+
+// Where each constant goes: inline (a literal array of the source) or at an offset of the
+// weights file.
+struct WeightsPlan {
+  static constexpr std::size_t kAlignment = 64;  // of every constant in the file (and in memory)
+  std::vector<bool> in_file;                     // per buffer id
+  std::vector<std::size_t> offsets;              // per buffer id (meaningful where in_file)
+  std::string bytes;                             // the file: each constant little-endian, zero padding
+  bool any() const { return !bytes.empty(); }
+};
+
+// Constants of more than `threshold` bytes go to the file, in buffer order.
+WeightsPlan plan_weights(const ir::Program& p, std::size_t threshold);
+
+// At global scope, before the model's namespace: the little-endian check, the top-level asm
+// that assembles each file constant at its symbol, and their declarations (in the namespace
+// stax_NAME_weights: external linkage in C++, so no compiler warns of an undefined internal
+// variable, while the symbols themselves are local to the object file). The declarations are
+// hidden, so the compiler addresses them PC-relative: through the GOT, a local symbol becomes
+// its section plus an offset, and AArch64's linker gives every offset of a section one GOT
+// entry (all the constants would read the first). Nothing without file constants.
+void emit_weights_block(const ir::Program& p, const ModelLayout& m, const WeightsPlan& w, CodeWriter& out);
+
+// Inside the model's namespace: each constant, a literal array or a using-declaration of the
+// file constant.
+void emit_constants(const ir::Program& p, const ModelLayout& m, const WeightsPlan& w, CodeWriter& out);
+
+}  // namespace stax::codegen
