@@ -58,12 +58,20 @@ WeightsPlan plan_weights(const ir::Program& p, std::size_t threshold) {
   WeightsPlan w;
   w.in_file.assign(p.buffers.size(), false);
   w.offsets.assign(p.buffers.size(), 0);
+  std::size_t size = 0;
   for (const ir::Buffer& b : p.buffers) {
     if (b.kind != ir::BufferKind::Constant || b.data.nbytes() <= threshold) continue;
     const std::size_t i = static_cast<std::size_t>(b.id);
     w.in_file[i] = true;
-    w.bytes.resize((w.bytes.size() + WeightsPlan::kAlignment - 1) / WeightsPlan::kAlignment * WeightsPlan::kAlignment, '\0');
-    w.offsets[i] = w.bytes.size();
+    w.offsets[i] = (size + WeightsPlan::kAlignment - 1) / WeightsPlan::kAlignment * WeightsPlan::kAlignment;
+    size = w.offsets[i] + b.data.nbytes();
+  }
+  // One allocation: growing by doubling would copy (and fault in) the weights again and again.
+  w.bytes.reserve(size);
+  for (const ir::Buffer& b : p.buffers) {
+    const std::size_t i = static_cast<std::size_t>(b.id);
+    if (!w.in_file[i]) continue;
+    w.bytes.resize(w.offsets[i], '\0');
     append_little_endian(b.data, w.bytes);
   }
   return w;
