@@ -75,7 +75,8 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
                  "source as raw bytes, which the source assembles with .incbin (the compiler never "
                  "parses them); smaller ones are literal arrays of the source (default " +
                      std::to_string(codegen::kDefaultWeightsThreshold) + ")")
-      ->type_name("BYTES");
+      ->type_name("BYTES")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");
 }
 

@@ -99,6 +99,10 @@ TEST_F(ModelTest, WeightsFileBesideTheSourceOrNoStdout) {
   EXPECT_TRUE(is_error_line(r.err, "raise --weights-threshold above the largest constant"));
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(dir_ / "b.h"));
+  r = staxc({"compile", onnx, "-o", path("c.cpp"), "--weights-threshold", "-5"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(is_error_line(r.err, "--weights-threshold"));
+  EXPECT_FALSE(fs::exists(dir_ / "c.cpp"));
   r = staxc({"compile", onnx, "-o", "-", "--weights-threshold", "32768"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find(".incbin"), std::string::npos);
