@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The model zoo against ONNX Runtime and PyTorch eager: ResNet-18 (batch 1 and 8), MobileNet-V2,
-# a BERT encoder layer and an MLP, each exported from PyTorch (seeded random weights, eval mode),
-# imported, compiled, built, run and timed by staxc, and compared with ONNX Runtime (npm's
-# onnxruntime-node) and PyTorch eager. Not part of CTest: it installs Debian's torch,
+# ResNet-50, a BERT encoder layer and an MLP, each exported from PyTorch (seeded random weights,
+# eval mode), imported, compiled, built, run and timed by staxc, and compared with ONNX Runtime
+# (npm's onnxruntime-node) and PyTorch eager. Not part of CTest: it installs Debian's torch,
 # torchvision, onnx, nodejs and npm (scripts/setup.sh --models), onnxruntime-node from npm into
 # the work folder, builds staxc, then runs scripts/models.py, which prints one table.
 #   scripts/models.sh [--only REGEX] [--reps N] [--policies default,passive]
