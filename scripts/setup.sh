@@ -4,6 +4,7 @@
 #   scripts/setup.sh           build and test dependencies
 #   scripts/setup.sh --bench   also python3-torch and OpenBLAS (its OpenMP build), for the benchmarks
 #   scripts/setup.sh --onnx    also python3-torch, torchvision and onnx, for scripts/onnx_check.py
+#   scripts/setup.sh --models  those and nodejs, npm, for scripts/models.sh (ONNX Runtime from npm)
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
 set -euo pipefail
@@ -15,12 +16,17 @@ for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(python3-torch libopenblas-openmp-dev) ;;
     --onnx) packages+=(python3-torch python3-torchvision python3-onnx) ;;
+    --models)
+      packages+=(python3-torch python3-torchvision python3-onnx nodejs time)
+      # Debian's npm, unless the installed Node.js brings its own.
+      command -v npm >/dev/null || packages+=(npm)
+      ;;
     -h|--help)
-      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
-      echo "setup.sh: unknown option '$arg' (options: --bench, --onnx, --help)" >&2
+      echo "setup.sh: unknown option '$arg' (options: --bench, --onnx, --models, --help)" >&2
       exit 2
       ;;
   esac

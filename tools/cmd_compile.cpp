@@ -30,7 +30,9 @@ void add_compile_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "compile", "Compile a graph to one standalone C++ file (the default command)");
   add_model_argument(*cmd, opts->model);
-  cmd->add_option("-o,--output", opts->output, "The generated C++ file ('-' for stdout)")
+  cmd->add_option("-o,--output", opts->output,
+                  "The generated C++ file ('-' for stdout, for a model without a weights file); large "
+                  "constants go into OUT.cpp.weights beside it")
       ->type_name("OUT.cpp")
       ->required();
   cmd->add_option("--header", opts->header,
@@ -44,7 +46,9 @@ void add_compile_command(CLI::App& app) {
       "Its C API, for a model NAME: NAME_run(inputs, outputs, workspace), NAME_run_checked(...),\n"
       "NAME_workspace_size(), NAME_strerror(code) and metadata (NAME_num_inputs, NAME_input_name,\n"
       "NAME_input_dtype, NAME_input_shape, ...); --header documents each. The same graph and\n"
-      "options always give the same bytes. Files are written whole or not at all.\n"
+      "options always give the same bytes. Constants of more than --weights-threshold bytes go\n"
+      "into OUT.cpp.weights beside OUT.cpp, which the same command builds (.incbin finds it\n"
+      "through __FILE__): keep the two files side by side. Files are written whole or not at all.\n"
       "\n"
       "Examples:\n"
       "  staxc samples/softmax.json -o softmax.cpp\n"

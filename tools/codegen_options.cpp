@@ -14,6 +14,7 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.log = log;
   o.verbose = verbose;
   o.isa = IsaTarget::parse(isa).value_or(IsaTarget::native());
+  o.weights_threshold = weights_threshold;
   return o;
 }
 
@@ -69,6 +70,13 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
                      "'scalar' writes plain loops only")
       ->type_name("ISA")
       ->check(CLI::IsMember(isa_target_names()));
+  cmd.add_option("--weights-threshold", opts.weights_threshold,
+                 "Constants of more bytes than this go into OUT.cpp.weights beside the generated "
+                 "source as raw bytes, which the source assembles with .incbin (the compiler never "
+                 "parses them); smaller ones are literal arrays of the source (default " +
+                     std::to_string(codegen::kDefaultWeightsThreshold) + ")")
+      ->type_name("BYTES")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_flag("-v,--verbose", opts.verbose, "More detail in the logs (fusion: every refused candidate and why)");
 }
 

@@ -12,7 +12,7 @@
 namespace stax::tools {
 
 // --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --dump-memory FILE.json,
-// --dump-kernel-plan FILE.json, --log TOPIC, --isa ISA and -v.
+// --dump-kernel-plan FILE.json, --log TOPIC, --isa ISA, --weights-threshold BYTES and -v.
 struct GenerateOptions {
   std::string name;
   std::string dump_ir;
@@ -24,6 +24,7 @@ struct GenerateOptions {
   std::vector<std::string> log;
   bool verbose = false;
   std::string isa = "native";
+  std::size_t weights_threshold = codegen::kDefaultWeightsThreshold;
   driver::CompileOptions compile_options() const;
 };
 void add_generate_options(CLI::App& cmd, GenerateOptions& opts);

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "emit_forms.h"
-#include "stax/codegen/literals.h"
 #include "stax/support/isa.h"
 #include "stax_gemm_pack.h"
 
@@ -34,9 +33,10 @@ std::vector<bool> constants_in_use(const ir::Program& p, const std::vector<kerne
   return used;
 }
 
-void emit_packed_constants(const ir::Program& p, const scheduler::Schedule& s,
-                           const std::vector<kernelplan::ProgramPlan>& plans, const std::vector<std::string>& names,
-                           CodeWriter& out) {
+std::vector<PackedConstant> pack_constants(const ir::Program& p, const scheduler::Schedule& s,
+                                           const std::vector<kernelplan::ProgramPlan>& plans,
+                                           const std::vector<std::string>& names) {
+  std::vector<PackedConstant> out;
   std::set<std::pair<ir::BufferId, std::string>> done;
   for (const kernelplan::ProgramPlan& plan : plans)
     for (const kernelplan::KernelPlan& kp : plan.kernels) {
@@ -46,19 +46,18 @@ void emit_packed_constants(const ir::Program& p, const scheduler::Schedule& s,
       if (!done.insert({o.buffer, kp.pack_isa}).second) continue;
       const ir::Buffer& c = p[o.buffer];
       const int64_t lanes = find_isa(kp.pack_isa)->lanes;
-      const Tensor packed = c.dtype == DType::Float32 ? pack_b<float>(c, o, mm.matmul.k, mm.matmul.n, lanes)
-                                                      : pack_b<double>(c, o, mm.matmul.k, mm.matmul.n, lanes);
-      out.line("// constant " + c.name + " as B of " + mm.name + " [" + std::to_string(mm.matmul.k) + ", " +
-               std::to_string(mm.matmul.n) + "], packed for the GEMM of " + kp.pack_isa + ": panels of " +
-               std::to_string(c.dtype == DType::Float32 ? stax_rt::gemm_panel_width<float>(lanes)
-                                                        : stax_rt::gemm_panel_width<double>(lanes)) +
-               " columns, each K rows of contiguous elements, zeros past N");
-      out.line("alignas(64) const " + cxx_type(c.dtype) + " " + packed_name(names, o.buffer, kp.pack_isa) + "[" +
-               std::to_string(packed.numel()) + "] = {");
-      out.line(array_elements(packed, 2 * out.indent() + 4));
-      out.line("};");
-      out.blank();
+      const bool f32 = c.dtype == DType::Float32;
+      const int64_t P = f32 ? stax_rt::gemm_panel_width<float>(lanes) : stax_rt::gemm_panel_width<double>(lanes);
+      PackedConstant pc;
+      pc.name = packed_name(names, o.buffer, kp.pack_isa);
+      pc.comment = "constant " + c.name + " as B of " + mm.name + " [" + std::to_string(mm.matmul.k) + ", " +
+                   std::to_string(mm.matmul.n) + "], packed for the GEMM of " + kp.pack_isa + ": panels of " +
+                   std::to_string(P) + " columns, each K rows of contiguous elements, zeros past N";
+      pc.data = f32 ? pack_b<float>(c, o, mm.matmul.k, mm.matmul.n, lanes)
+                    : pack_b<double>(c, o, mm.matmul.k, mm.matmul.n, lanes);
+      out.push_back(std::move(pc));
     }
+  return out;
 }
 
 }  // namespace stax::codegen

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "code_writer.h"
+#include "stax/support/tensor.h"
 #include "stax/ir/program.h"
 #include "stax/kernelplan/plan.h"
 #include "stax/scheduler/schedule.h"
@@ -15,9 +15,17 @@ namespace stax::codegen {
 // others, read only packed, are not written into the file).
 std::vector<bool> constants_in_use(const ir::Program& p, const std::vector<kernelplan::ProgramPlan>& plans);
 
-// The packed arrays of every plan's kernels with pack_b, each (constant, set) once.
-void emit_packed_constants(const ir::Program& p, const scheduler::Schedule& s,
-                           const std::vector<kernelplan::ProgramPlan>& plans, const std::vector<std::string>& names,
-                           CodeWriter& out);
+// A constant B packed for one instruction set: its array's name, a comment naming its layout,
+// and the packed data.
+struct PackedConstant {
+  std::string name;
+  std::string comment;
+  Tensor data;
+};
+
+// The packed arrays of every plan's kernels with pack_b, each (constant, set) once, in order.
+std::vector<PackedConstant> pack_constants(const ir::Program& p, const scheduler::Schedule& s,
+                                           const std::vector<kernelplan::ProgramPlan>& plans,
+                                           const std::vector<std::string>& names);
 
 }  // namespace stax::codegen

@@ -320,8 +320,8 @@ BenchReport bench_model(const CompiledModel& m, const CompiledModel& tiny, const
   r.warmup = opts.warmup;
 
   TempDir dir;
-  write_file_atomic(dir.path() / "model0.cpp", m.code.source);
-  write_file_atomic(dir.path() / "model1.cpp", tiny.code.source);
+  write_generated(m.code, dir.path() / "model0.cpp", {});
+  write_generated(tiny.code, dir.path() / "model1.cpp", {});
   const fs::path main = dir.path() / "bench.cpp";
   write_file_atomic(main, bench_harness_source(m.code.name, tiny.code.name));
   const fs::path exe = dir.path() / "bench";

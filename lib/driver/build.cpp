@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "stax/driver/compile.h"
 #include "stax/driver/process.h"
 
 namespace stax::driver {
@@ -201,7 +202,7 @@ Harness Harness::build(const std::vector<const codegen::GeneratedCode*>& models,
                        const BuildOptions& opts) {
   Harness h;
   for (std::size_t k = 0; k < models.size(); ++k) {
-    write_file_atomic(h.dir_.path() / ("model" + std::to_string(k) + ".cpp"), models[k]->source);
+    write_generated(*models[k], h.dir_.path() / ("model" + std::to_string(k) + ".cpp"), {});
     h.names_.push_back(models[k]->name);
   }
   const fs::path main = h.dir_.path() / "harness.cpp";

@@ -14,6 +14,7 @@
 #include "stax/memory/from_schedule.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/dump.h"
+#include "stax/support/error.h"
 
 namespace stax::driver {
 
@@ -64,6 +65,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   codegen::CodegenOptions cg;
   cg.name = opts.name;
   cg.isa = opts.isa;
+  cg.weights_threshold = opts.weights_threshold;
   m.code = codegen::emit(primitive, m.program, m.schedule, m.locals, m.memory, m.kernels, cg);
   m.graph = std::move(g);
   return m;
@@ -74,15 +76,31 @@ CompiledModel compile_model(const std::filesystem::path& model, const CompileOpt
   return compile_graph(load_model(model, model_opts), opts);
 }
 
+std::filesystem::path weights_path(const std::filesystem::path& source) {
+  std::filesystem::path w = source;
+  w += codegen::kWeightsSuffix;
+  return w;
+}
+
 void write_generated(const codegen::GeneratedCode& code, const std::filesystem::path& source,
                      const std::filesystem::path& header) {
-  if (!header.empty()) write_file_atomic(header, code.header);
   if (source == "-") {
+    if (!code.weights.empty())
+      throw UserError("the model has constants too large to print as literals (" + std::to_string(code.weights.size()) +
+                      " bytes go into FILE.cpp" + codegen::kWeightsSuffix +
+                      " beside the source): write the source to a file with -o FILE.cpp, or raise "
+                      "--weights-threshold above the largest constant");
+    if (!header.empty()) write_file_atomic(header, code.header);
     std::cout << code.source;
     std::cout.flush();
     return;
   }
-  write_file_atomic(source, code.source);
+  const std::filesystem::path weights = weights_path(source);
+  std::vector<std::pair<std::filesystem::path, const std::string*>> files;
+  if (!code.weights.empty()) files.emplace_back(weights, &code.weights);
+  if (!header.empty()) files.emplace_back(header, &code.header);
+  files.emplace_back(source, &code.source);
+  write_files_atomic(files);
 }
 
 }  // namespace stax::driver

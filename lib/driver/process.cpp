@@ -150,13 +150,18 @@ void write_files_atomic(const std::vector<std::pair<fs::path, const std::string*
     remove_temporaries(files);
     throw;
   }
-  for (const auto& [file, text] : files) {
+  // Renamed in order; should one rename fail, the files renamed before it are removed again, so
+  // that no set of files that belong together is left half new.
+  for (std::size_t i = 0; i < files.size(); ++i) {
     std::error_code ec;
-    fs::rename(temporary_for(file), file, ec);
-    if (ec) {
-      remove_temporaries(files);
-      throw UserError(file.string() + ": cannot write (" + ec.message() + ")");
+    fs::rename(temporary_for(files[i].first), files[i].first, ec);
+    if (!ec) continue;
+    remove_temporaries(files);
+    for (std::size_t k = 0; k < i; ++k) {
+      std::error_code ignored;
+      fs::remove(files[k].first, ignored);
     }
+    throw UserError(files[i].first.string() + ": cannot write (" + ec.message() + ")");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,9 @@ class Document {
   // The document's text (newline-terminated) and the weights file's bytes.
   std::string text() const;
   const std::string& weights() const { return weights_; }
+  // Room for `bytes` of weights, so the file is not copied as it grows; the weights, moved out.
+  void reserve_weights(std::size_t bytes) { weights_.reserve(bytes); }
+  std::string take_weights() { return std::move(weights_); }
 
  private:
   int64_t weights_offset_for(const Tensor& t);

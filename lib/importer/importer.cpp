@@ -81,6 +81,7 @@ std::string Importer::materialize(OnnxValue& v) {
 
 void Importer::add_initializers() {
   const onnx::GraphProto& g = model_.proto.graph();
+  std::size_t bytes = 0;
   for (int k = 0; k < g.initializer_size(); ++k) {
     const onnx::TensorProto& t = g.initializer(k);
     if (uses(t.name()) == 0) continue;
@@ -90,8 +91,10 @@ void Importer::add_initializers() {
     v->dtype = v->known->dtype();
     v->shape = v->known->shape();
     v->onnx_name = t.name();
+    bytes += v->known->nbytes() + 64;  // at most the weights file's share, with its alignment
     define(t.name(), std::move(v));
   }
+  doc.reserve_weights(bytes);
 }
 
 void Importer::add_inputs() {
@@ -162,7 +165,7 @@ ImportedModel Importer::run() {
   add_inputs();
   map_nodes();
   add_outputs();
-  return ImportedModel{doc.text(), doc.weights()};
+  return ImportedModel{doc.text(), doc.take_weights()};
 }
 
 }  // namespace stax::importer::detail

@@ -31,6 +31,26 @@ std::vector<Case> interface_cases() {
          R"({"name": "k", "dtype": "int64", "shape": [5], "file": "data/k_i64_5.bin"})",
          R"({"name": "m", "dtype": "bool", "shape": [2, 3], "file": "data/m_bool_6.bin"})",
          R"({"name": "d", "dtype": "float64", "shape": [2], "file": "data/d_f64_2.bin"})"});
+  // Constants above the weights threshold (16384 bytes) go into the file beside the source and
+  // are assembled by .incbin: read by kernels, by the GEMM and copied out as outputs.
+  auto values = [](int n, auto value) {
+    std::string s = "[";
+    for (int i = 0; i < n; ++i) s += (i ? ", " : "") + value(i);
+    return s + "]";
+  };
+  const std::string big_w = values(64 * 96, [](int i) { return std::to_string((i * 37 % 101 - 50) / 64.0); });
+  const std::string big_k = values(4096, [](int i) { return std::to_string(i * 7919 % 65521 - 32760); });
+  const std::string big_m = values(24576, [](int i) { return std::string(i % 7 < 3 ? "true" : "false"); });
+  t.add("large constants in the weights file", {input("a", "float32", "[5, 64]"), input("b", "float32", "[64, 96]")},
+        {R"({"name": "y", "op": "matmul", "args": ["a", "w"]})",
+         R"({"name": "z", "op": "mul", "args": ["b", "w"]})",
+         R"({"name": "k2", "op": "mul", "args": ["k", 3]})",
+         R"({"name": "n", "op": "sum", "args": ["m"]})"},
+        {"y", "z", "k2", "n", "w", "m"},
+        {R"({"name": "w", "dtype": "float32", "shape": [64, 96], "data": )" + big_w + "}",
+         R"({"name": "k", "dtype": "int64", "shape": [4096], "data": )" + big_k + "}",
+         R"({"name": "m", "dtype": "bool", "shape": [24576], "data": )" + big_m + "}"})
+      .tolerance = [](const std::vector<Tensor>&) { return matmul_tolerance(DType::Float32, 64, 64 * 4.0 * 0.8); };
   t.add("fill constants", {input("a", "int32", "[4]")},
         {R"({"name": "y", "op": "add", "args": ["a", "f"]})", R"({"name": "z", "op": "mul", "args": ["g", 2]})"},
         {"y", "z", "f"},

@@ -1,6 +1,8 @@
 // C++ code generation, the last stage (design.md, "CPU code" and "What the generated file looks
-// like"): a lowered program, its schedule, memory plan and kernel plan -> one standalone .cpp (the prelude sections it uses, its constants as static arrays,
-// one kernel per computed buffer, the wrapper and the C API) and, on request, a C header.
+// like"): a lowered program, its schedule, memory plan and kernel plan -> one standalone .cpp (the
+// prelude sections it uses, its small constants as static arrays, one kernel per computed buffer,
+// the wrapper and the C API), the bytes of its large constants for the weights file beside it
+// (FILE.cpp.weights, which the source assembles with .incbin) and, on request, a C header.
 //
 // The C API of a model NAME (the header documents each function):
 //   int NAME_run(const void* const* inputs, void* const* outputs, void* workspace);
@@ -30,6 +32,14 @@
 namespace stax::codegen {
 
 
+// Constants larger than this (in bytes) go into the weights file by default: 4096 float32s
+// printed as literals are some 60 KB of source, which g++ parses in milliseconds.
+constexpr std::size_t kDefaultWeightsThreshold = 16384;
+
+// The weights file of a generated source FILE.cpp is FILE.cpp.weights: the source finds it by
+// appending this to __FILE__.
+constexpr const char* kWeightsSuffix = ".weights";
+
 struct CodegenOptions {
   // The model's name, prefix of every C API symbol; empty: the graph's name. Must be a C
   // identifier that is no keyword and does not start with '_' (UserError otherwise).
@@ -38,12 +48,18 @@ struct CodegenOptions {
   // generated file targets, one pinned set (reproducible output and benchmarks; the file then
   // fails to build, with a clear message, on a compiler that does not target it), or dispatch.
   IsaTarget isa;
+  // Constants of more than this many bytes go into the weights file (GeneratedCode::weights),
+  // the others are literal arrays of the source.
+  std::size_t weights_threshold = kDefaultWeightsThreshold;
 };
 
 struct GeneratedCode {
   std::string name;         // the model name used
   std::string source;       // the .cpp
   std::string header;       // the .h (C and C++)
+  // The weights file (FILE.cpp.weights beside the source): the large constants' raw
+  // little-endian bytes; empty when every constant is literal (then there is no such file).
+  std::string weights;
   std::size_t workspace_size = 0;  // bytes NAME_run needs as workspace (64-byte aligned)
 };
 

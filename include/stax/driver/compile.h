@@ -32,6 +32,8 @@ struct CompileOptions {
   std::vector<std::string> log;
   bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
   IsaTarget isa;  // --isa: the vector kernels' instruction sets
+  // --weights-threshold: constants of more bytes go into the weights file beside the source.
+  std::size_t weights_threshold = codegen::kDefaultWeightsThreshold;
 };
 
 struct CompiledModel {
@@ -53,8 +55,12 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {},
                             const ModelOptions& model_opts = {});
 
-// Writes the .cpp and, when `header` is not empty, the header (each atomically; "-" as `source`
-// writes the .cpp to stdout).
+// The weights file of the generated source `source`: `source` + ".weights" (codegen::kWeightsSuffix).
+std::filesystem::path weights_path(const std::filesystem::path& source);
+
+// Writes the .cpp, its weights file when it has one and, when `header` is not empty, the header:
+// all of them or none (write_files_atomic). "-" as `source` writes the .cpp to stdout, which a
+// model with a weights file cannot (UserError).
 void write_generated(const codegen::GeneratedCode& code, const std::filesystem::path& source,
                      const std::filesystem::path& header);
 
