@@ -8,8 +8,9 @@
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
 set -euo pipefail
 
-packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
-          libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64)
+packages=(g++ cmake make ninja-build libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
+          libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64
+          dpkg-dev file)
 
 for arg in "$@"; do
   case "$arg" in
