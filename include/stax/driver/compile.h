@@ -9,11 +9,16 @@
 
 #include "stax/codegen/codegen.h"
 #include "stax/driver/model.h"
+#include "stax/driver/timing.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
 #include "stax/kernelplan/plan.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/schedule.h"
+
+namespace spdlog {
+class logger;
+}
 
 namespace stax::driver {
 
@@ -32,6 +37,10 @@ struct CompileOptions {
   std::vector<std::string> log;
   bool verbose = false;             // -v: logs say more (fusion: every refusal and its reason)
   IsaTarget isa;  // --isa: the vector kernels' instruction sets
+  std::filesystem::path svg_schedule;  // --svg-schedule FILE.svg: the kernels as a picture (viz/viz.h)
+  std::filesystem::path svg_memory;    // --svg-memory FILE.svg: the memory plan as a picture
+  std::filesystem::path dot_schedule;  // --dot FILE.dot: the schedule in Graphviz's language
+  PassTimer* timer = nullptr;          // --time-passes: each stage timed into it (none: not timed)
 };
 
 struct CompiledModel {
@@ -49,9 +58,15 @@ struct CompiledModel {
 // as soon as its stage is done, so it is there to read when a later stage fails.
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 
-// load_model + compile_graph.
+// load_model + compile_graph; `files_read` (when given) receives every file the model was read
+// from (load_model), for a depfile.
 CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {},
-                            const ModelOptions& model_opts = {});
+                            const ModelOptions& model_opts = {},
+                            std::vector<std::filesystem::path>* files_read = nullptr);
+
+// The logger of the --log topics (fusion, memory, kernels): the lines as they are, on stderr,
+// at level info (so --log-level warn silences them).
+spdlog::logger& topic_logger();
 
 // Writes the .cpp and, when `header` is not empty, the header (each atomically; "-" as `source`
 // writes the .cpp to stdout).
