@@ -9,6 +9,10 @@
 #                                        come from and on those the generated code needs.
 include(CMakePackageConfigHelpers)
 
+# Installing needs staxc built, not every test: `cmake --build build --target staxc` then
+# `cmake --install build` (or cpack) works without building the test suite.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
+
 set(STAX_CMAKE_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/staxc)
 
 install(TARGETS staxc EXPORT staxcTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -44,10 +48,9 @@ install(FILES
 set(CPACK_PACKAGE_NAME staxc)
 set(CPACK_PACKAGE_VENDOR "staxc")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "ahead-of-time compiler for tensor programs to standalone C++ CPU kernels")
-set(CPACK_PACKAGE_DESCRIPTION
-  "staxc reads a model (a JSON graph in the stax graph format, or an ONNX model) and writes one\n"
-  "standalone C++ file of fused, vectorized, OpenMP-parallel CPU kernels with a C API. The CMake\n"
-  "package (find_package(staxc)) provides staxc_add_model() to compile models in a build.")
+set(CPACK_PACKAGE_DESCRIPTION "staxc reads a model (a JSON graph in the stax graph format, or an ONNX \
+model) and writes one standalone C++ file of fused, vectorized, OpenMP-parallel CPU kernels with a C \
+API. Its CMake package (find_package(staxc)) provides staxc_add_model() to compile models in a build.")
 set(CPACK_PACKAGE_CONTACT "staxc maintainers <staxc@localhost>")
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
