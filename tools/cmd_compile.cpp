@@ -94,7 +94,7 @@ void add_compile_command(CLI::App& app) {
                 "staxc would write, else print which file differs and its first differing lines, "
                 "and exit 1 (a golden-file check for CI)");
   cmd->add_flag("--time-passes", opts->time_passes,
-                "Print the wall time and peak memory of each stage (load, lower, schedule, plan, "
+                "Print the CPU and wall time and the peak memory of each stage (load, lower, schedule, plan, "
                 "emit, write) to stderr");
   add_generate_options(*cmd, opts->generate);
   cmd->footer(

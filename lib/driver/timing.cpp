@@ -1,6 +1,7 @@
 #include "stax/driver/timing.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <cstdio>
 #include <fstream>
@@ -25,6 +26,12 @@ std::string format_bytes(std::uint64_t bytes) {
   return buf;
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 std::uint64_t peak_resident_bytes() {
@@ -45,19 +52,20 @@ std::uint64_t peak_resident_bytes() {
 
 PassTimer::Start PassTimer::begin() {
   if (!reset_peak()) resettable_ = false;
-  return std::chrono::steady_clock::now();
+  return Start{std::chrono::steady_clock::now(), cpu_seconds()};
 }
 
 void PassTimer::end(std::string name, Start start) {
-  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  passes_.push_back({std::move(name), elapsed.count(), peak_resident_bytes()});
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start.wall;
+  passes_.push_back({std::move(name), elapsed.count(), cpu_seconds() - start.cpu, peak_resident_bytes()});
 }
 
 std::string PassTimer::report(const std::string& title) const {
-  double total = 0;
+  double total = 0, cpu = 0;
   std::uint64_t peak = 0;
   for (const PassTime& p : passes_) {
     total += p.seconds;
+    cpu += p.cpu_seconds;
     peak = p.peak_bytes > peak ? p.peak_bytes : peak;
   }
   const std::string rule(76, '-');
@@ -65,17 +73,17 @@ std::string PassTimer::report(const std::string& title) const {
   s += "  staxc pass timings: " + title + "\n";
   s += "===" + rule + "===\n";
   char line[160];
-  std::snprintf(line, sizeof line, "  Total wall time: %.4f s; peak resident memory %s%s\n\n", total,
+  std::snprintf(line, sizeof line, "  Total: %.4f s CPU, %.4f s wall; peak resident memory %s%s\n\n", cpu, total,
                 format_bytes(peak).c_str(), resettable_ ? "" : " (peaks are since the start of the process)");
   s += line;
-  s += "   wall (s)    share    peak memory   pass\n";
+  s += "    cpu (s)   wall (s)    share    peak memory   pass\n";
   for (const PassTime& p : passes_) {
     double share = total > 0 ? 100.0 * p.seconds / total : 0.0;
-    std::snprintf(line, sizeof line, "  %9.4f  %6.1f%%  %s   %s\n", p.seconds, share, format_bytes(p.peak_bytes).c_str(),
-                  p.name.c_str());
+    std::snprintf(line, sizeof line, "  %9.4f  %9.4f  %6.1f%%  %s   %s\n", p.cpu_seconds, p.seconds, share,
+                  format_bytes(p.peak_bytes).c_str(), p.name.c_str());
     s += line;
   }
-  std::snprintf(line, sizeof line, "  %9.4f  %6.1f%%  %s   total\n", total, 100.0, format_bytes(peak).c_str());
+  std::snprintf(line, sizeof line, "  %9.4f  %9.4f  %6.1f%%  %s   total\n", cpu, total, 100.0, format_bytes(peak).c_str());
   return s + line;
 }
 

@@ -13,7 +13,8 @@ namespace stax::driver {
 
 struct PassTime {
   std::string name;
-  double seconds = 0;
+  double seconds = 0;      // wall time
+  double cpu_seconds = 0;  // the process's CPU time (user + system) during the pass
   // The process's peak resident set (VmHWM) during the pass: the high-water mark is reset
   // before the pass where Linux allows it (/proc/self/clear_refs), so this is the pass's own
   // peak; otherwise the peak since the process started.
@@ -38,11 +39,15 @@ class PassTimer {
   const std::vector<PassTime>& passes() const { return passes_; }
   // Whether the peak of each pass is its own (the high-water mark could be reset).
   bool peaks_per_pass() const { return resettable_; }
-  // The table: one line per pass (seconds, share of the total, peak memory, name), then the total.
+  // The table: one line per pass (CPU and wall seconds, share of the wall total, peak memory,
+  // name), then the total.
   std::string report(const std::string& title) const;
 
  private:
-  using Start = std::chrono::steady_clock::time_point;
+  struct Start {
+    std::chrono::steady_clock::time_point wall;
+    double cpu = 0;
+  };
   Start begin();
   void end(std::string name, Start start);
 
