@@ -163,7 +163,7 @@ ImportedModel Importer::run() {
   add_inputs();
   map_nodes();
   add_outputs();
-  return ImportedModel{doc.text(), doc.weights()};
+  return ImportedModel{doc.text(), doc.weights(), {}};
 }
 
 }  // namespace stax::importer::detail
