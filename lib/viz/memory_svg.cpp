@@ -52,7 +52,8 @@ void draw_axes(detail::SvgWriter& svg, const memory::MemoryPlan& m, const Scale&
   // Ticks at multiples of a power of two, four to eight of them.
   double tick = 1;
   while (sc.bytes_max / tick > 8) tick *= 2;
-  for (double bytes = 0; bytes <= sc.bytes_max; bytes += tick) {
+  const bool empty = m.arena_size == 0 && m.m_star == 0;  // one tick, at 0
+  for (double bytes = 0; bytes <= sc.bytes_max && !(empty && bytes > 0); bytes += tick) {
     svg.line(sc.x(0) - 4, sc.y(bytes), sc.x(0), sc.y(bytes), "stroke:#6b7280;stroke-width:1");
     svg.line(sc.x(0), sc.y(bytes), sc.x(steps), sc.y(bytes), "stroke:#e5e7eb;stroke-width:1");
     svg.text(sc.x(0) - 8, sc.y(bytes) + 4, detail::bytes_text(static_cast<std::uint64_t>(bytes)),
