@@ -6,6 +6,8 @@
 #   scripts/setup.sh --onnx    also python3-torch, torchvision and onnx, for scripts/onnx_check.py
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
+# ninja-build builds samples/cmake-app in the install test (test/package); dpkg-dev and file
+# let `cpack -G DEB` find the package's dependencies.
 set -euo pipefail
 
 packages=(g++ cmake make ninja-build libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev

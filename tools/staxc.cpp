@@ -50,7 +50,7 @@ std::string top_level_footer(const CLI::App& app) {
   for (const CommandEntry& c : kCommands) s += std::string("  ") + c.example + "\n";
   s += "\n"
        "Exit status: 0 success; 1 usage or I/O error (bad flags, missing or invalid .npy,\n"
-       "unreadable file); 2 invalid graph (or an invalid or unsupported ONNX model);\n"
+       "unreadable file, a stale file found by compile --check); 2 invalid graph (or an invalid or unsupported ONNX model);\n"
        "3 run-time failure (integer division by zero, an index out of range, generated code that\n"
        "fails to build or run, a check mismatch); 4 internal error of staxc. Errors are one line\n"
        "on stderr: 'staxc: error: ...'.\n"
