@@ -11,6 +11,9 @@ driver::CompileOptions GenerateOptions::compile_options() const {
   o.dump_schedule = dump_schedule;
   o.dump_memory = dump_memory;
   o.dump_kernel_plan = dump_kernel_plan;
+  o.svg_schedule = svg_schedule;
+  o.svg_memory = svg_memory;
+  o.dot_schedule = dot_schedule;
   o.log = log;
   o.verbose = verbose;
   o.isa = IsaTarget::parse(isa).value_or(IsaTarget::native());
@@ -50,6 +53,16 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& opts) {
                  "depth and chunk, the shared region), streamed stores and prefetches, each with "
                  "its reason")
       ->type_name("FILE.json");
+  cmd.add_option("--svg-schedule", opts.svg_schedule,
+                 "Also draw the schedule as SVG: kernels as boxes of their nodes, coloured by kind and "
+                 "numbered in execution order, edges labelled with the buffers' bytes")
+      ->type_name("FILE.svg");
+  cmd.add_option("--svg-memory", opts.svg_memory,
+                 "Also draw the memory plan as SVG: each buffer a bar over its lifetime (x: kernel steps) "
+                 "at its arena offset (y: bytes), with M* and the arena size marked")
+      ->type_name("FILE.svg");
+  cmd.add_option("--dot", opts.dot_schedule, "Also write the schedule in Graphviz's language (dot -Tsvg)")
+      ->type_name("FILE.dot");
   cmd.add_option("--log", opts.log,
                  "Print a stage's log to stderr (repeatable, or a list: --log fusion,memory); "
                  "'fusion': the scheduler's dependencies, candidates, fusions and resulting kernels; "

@@ -12,7 +12,8 @@
 namespace stax::tools {
 
 // --name NAME, --dump-ir FILE, --no-fuse, --dump-schedule FILE.json, --dump-memory FILE.json,
-// --dump-kernel-plan FILE.json, --log TOPIC, --isa ISA, --weights-threshold BYTES and -v.
+// --dump-kernel-plan FILE.json, --svg-schedule FILE.svg, --svg-memory FILE.svg, --dot FILE.dot,
+// --log TOPIC, --isa ISA, --weights-threshold BYTES and -v.
 struct GenerateOptions {
   std::string name;
   std::string dump_ir;
@@ -21,6 +22,9 @@ struct GenerateOptions {
   std::string dump_schedule;
   std::string dump_memory;
   std::string dump_kernel_plan;
+  std::string svg_schedule;
+  std::string svg_memory;
+  std::string dot_schedule;
   std::vector<std::string> log;
   bool verbose = false;
   std::string isa = "native";

@@ -50,13 +50,14 @@ std::string top_level_footer(const CLI::App& app) {
   for (const CommandEntry& c : kCommands) s += std::string("  ") + c.example + "\n";
   s += "\n"
        "Exit status: 0 success; 1 usage or I/O error (bad flags, missing or invalid .npy,\n"
-       "unreadable file); 2 invalid graph (or an invalid or unsupported ONNX model);\n"
-       "3 run-time failure (integer division by zero, an index out of range, generated code that\n"
-       "fails to build or run, a check mismatch); 4 internal error of staxc. Errors are one line\n"
-       "on stderr: 'staxc: error: ...'.\n"
+       "unreadable file, a stale file found by compile --check); 2 invalid graph (or an invalid\n"
+       "or unsupported ONNX model); 3 run-time failure (integer division by zero, an index out of\n"
+       "range, generated code that fails to build or run, a check mismatch); 4 internal error of\n"
+       "staxc. Errors are one line on stderr: 'staxc: error: ...'.\n"
        "\n"
        "Run 'staxc COMMAND --help' for the options of a command and more examples, or\n"
-       "'staxc --help-all' for all of them. SPDLOG_LEVEL=debug shows debug logging.";
+       "'staxc --help-all' for all of them. --log-level debug (or SPDLOG_LEVEL=debug) shows what\n"
+       "each stage did.";
   return s;
 }
 
@@ -67,13 +68,25 @@ void setup_logging() {
   spdlog::cfg::load_env_levels();
 }
 
+// --log-level LEVEL, an option of every command (it falls through to the top level).
+void add_log_level_option(CLI::App& app) {
+  app.add_option_function<std::string>(
+         "--log-level", [](const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); },
+         "Which logs reach stderr: 'debug' adds what each stage did; 'warn' keeps warnings and errors only "
+         "(the --log topics print at 'info', the default)")
+      ->type_name("LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+}
+
 // Errors are one line, whatever the exception text holds.
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
   return s;
 }
 
+// The error line is printed whatever --log-level says.
 int fail(ExitCode code, const std::string& message) {
+  if (!spdlog::default_logger()->should_log(spdlog::level::err)) spdlog::set_level(spdlog::level::err);
   spdlog::error("{}", one_line(message));
   return code;
 }
@@ -95,6 +108,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "staxc " STAX_VERSION);
   app.set_help_all_flag("--help-all", "Print the help of every command and exit");
   app.require_subcommand(1);
+  app.fallthrough();  // --log-level after a command's name
+  add_log_level_option(app);
   for (const CommandEntry& c : kCommands) c.add(app);
   app.footer(top_level_footer(app));
 

@@ -1,7 +1,11 @@
 #include "stax/driver/compile.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "stax/driver/model.h"
 #include "stax/driver/process.h"
@@ -15,6 +19,7 @@
 #include "stax/memory/plan.h"
 #include "stax/scheduler/dump.h"
 #include "stax/support/error.h"
+#include "stax/viz/viz.h"
 
 namespace stax::driver {
 
@@ -24,15 +29,43 @@ bool logs(const CompileOptions& opts, const std::string& topic) {
   return std::find(opts.log.begin(), opts.log.end(), topic) != opts.log.end();
 }
 
+// Text of several lines logged line by line.
+void log_lines(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) topic_logger().info("{}", line);
+}
+
+// The pictures and the Graphviz form, once the schedule and the memory plan exist.
+void write_pictures(const CompiledModel& m, const CompileOptions& opts) {
+  if (!opts.svg_schedule.empty()) write_file_atomic(opts.svg_schedule, viz::schedule_svg(m.program, m.schedule, m.memory));
+  if (!opts.dot_schedule.empty()) write_file_atomic(opts.dot_schedule, viz::schedule_dot(m.program, m.schedule, m.memory));
+  if (!opts.svg_memory.empty()) write_file_atomic(opts.svg_memory, viz::memory_svg(m.memory));
+}
+
 }  // namespace
+
+spdlog::logger& topic_logger() {
+  static std::shared_ptr<spdlog::logger> logger = [] {
+    std::shared_ptr<spdlog::logger> l = spdlog::get("staxc.topic");
+    if (l) return l;
+    l = std::make_shared<spdlog::logger>("staxc.topic", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    spdlog::initialize_logger(l);
+    l->set_pattern("%v");
+    return l;
+  }();
+  return *logger;
+}
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   CompiledModel m;
+  PassTimer* timer = opts.timer;
   if (!opts.name.empty()) codegen::check_model_name(opts.name);  // before any file is written
   // Lowering needs primitives only; the graph as given stays what the interpreter evaluates.
   // Batch norms after a convolution or linear layer fold into its weights first.
-  const graph::Graph primitive = graph::expand_composites(lowering::fold_batch_norms(g));
-  m.program = lowering::lower(primitive);
+  const graph::Graph primitive =
+      timed(timer, "expand composites", [&] { return graph::expand_composites(lowering::fold_batch_norms(g)); });
+  m.program = timed(timer, "lower", [&] { return lowering::lower(primitive); });
+  spdlog::debug("lowered: {} buffers", m.program.buffers.size());
   if (!opts.dump_ir.empty()) write_file_atomic(opts.dump_ir, ir::dump_ir(m.program));
   // Scheduling and fusion (§7): which buffers share a kernel; --log fusion tells why.
   scheduler::FusionOptions fusion;
@@ -42,38 +75,49 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   scheduler::LogOptions log;
   log.verbose = opts.verbose;
   if (logs(opts, "fusion"))
-    log.sink = [](const std::string& line) { std::cerr << line << '\n'; };
-  m.schedule = scheduler::schedule(m.program, fusion, log);
+    log.sink = [](const std::string& line) { topic_logger().info("{}", line); };
+  m.schedule = timed(timer, "schedule", [&] { return scheduler::schedule(m.program, fusion, log); });
+  spdlog::debug("scheduled: {} kernels after {} fusions", m.schedule.kernels.size(), m.schedule.fusions.size());
   if (!opts.dump_schedule.empty())
     write_file_atomic(opts.dump_schedule, scheduler::dump_schedule_json(m.schedule, m.program));
   // Values that never leave their kernel (registers, row-local arrays) need no memory.
-  m.locals = kernelplan::plan_locals(m.program, m.schedule);
+  m.locals = timed(timer, "plan locals", [&] { return kernelplan::plan_locals(m.program, m.schedule); });
   // Memory (§7.5): the kernels' order, lifetimes, reuse and the workspace arena; --log memory
   // tells where it goes.
-  m.memory = memory::plan_memory(memory::without_buffers(memory::problem_from_schedule(m.program, m.schedule), m.locals.mask()));
+  m.memory = timed(timer, "plan memory", [&] {
+    return memory::plan_memory(memory::without_buffers(memory::problem_from_schedule(m.program, m.schedule), m.locals.mask()));
+  });
+  spdlog::debug("memory: M* {} bytes, arena {} bytes", m.memory.m_star, m.memory.arena_size);
   if (!opts.dump_memory.empty()) write_file_atomic(opts.dump_memory, memory::dump_memory_json(m.memory));
-  if (logs(opts, "memory")) std::cerr << memory::memory_summary(m.memory) << std::flush;
+  if (logs(opts, "memory")) log_lines(memory::memory_summary(m.memory));
+  if (!opts.svg_schedule.empty() || !opts.svg_memory.empty() || !opts.dot_schedule.empty())
+    timed(timer, "draw", [&] { write_pictures(m, opts); });
   // The kernel plan (§8): each kernel's form, residences, vector and parallel loops, streams and
   // prefetches, with reasons; one per instruction set the file holds.
-  for (const IsaTarget& isa : opts.isa.planned())
-    m.kernels.push_back(kernelplan::plan_kernels(m.program, m.schedule, m.locals, m.memory, isa));
+  timed(timer, "plan kernels", [&] {
+    for (const IsaTarget& isa : opts.isa.planned())
+      m.kernels.push_back(kernelplan::plan_kernels(m.program, m.schedule, m.locals, m.memory, isa));
+  });
   if (!opts.dump_kernel_plan.empty())
     write_file_atomic(opts.dump_kernel_plan, kernelplan::dump_kernel_plan_json(m.kernels, m.program, m.schedule));
   if (logs(opts, "kernels"))
-    for (const kernelplan::ProgramPlan& plan : m.kernels) std::cerr << kernelplan::kernel_plan_log(plan, m.program) << std::flush;
+    for (const kernelplan::ProgramPlan& plan : m.kernels) log_lines(kernelplan::kernel_plan_log(plan, m.program));
   // Emission: the prelude, the kernels as planned, the wrapper and the C API.
   codegen::CodegenOptions cg;
   cg.name = opts.name;
   cg.isa = opts.isa;
   cg.weights_threshold = opts.weights_threshold;
-  m.code = codegen::emit(primitive, m.program, m.schedule, m.locals, m.memory, m.kernels, cg);
+  m.code = timed(timer, "emit", [&] { return codegen::emit(primitive, m.program, m.schedule, m.locals, m.memory, m.kernels, cg); });
+  spdlog::debug("emitted: {} bytes of C++", m.code.source.size());
   m.graph = std::move(g);
   return m;
 }
 
 CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts,
-                            const ModelOptions& model_opts) {
-  return compile_graph(load_model(model, model_opts), opts);
+                            const ModelOptions& model_opts, std::vector<std::filesystem::path>* files_read) {
+  graph::Graph g = timed(opts.timer, "load", [&] { return load_model(model, model_opts, files_read); });
+  spdlog::debug("loaded {}: {} values", model.string(), g.values.size());
+  return compile_graph(std::move(g), opts);
 }
 
 std::filesystem::path weights_path(const std::filesystem::path& source) {

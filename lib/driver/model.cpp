@@ -14,7 +14,8 @@ namespace {
 
 // The ONNX model imported, then read by the front end with its weights held in memory under the
 // name the document gives them.
-graph::Graph load_onnx(const std::filesystem::path& file, const ModelOptions& opts) {
+graph::Graph load_onnx(const std::filesystem::path& file, const ModelOptions& opts,
+                       std::vector<std::filesystem::path>* files_read) {
   importer::ImportOptions import;
   for (const std::string& spec : opts.input_shapes) {
     auto [name, shape] = importer::parse_input_shape(spec);
@@ -23,7 +24,9 @@ graph::Graph load_onnx(const std::filesystem::path& file, const ModelOptions& op
   }
   import.weights_file = file.stem().string() + ".weights";
   importer::ImportedModel m = importer::import_onnx(file, import);
+  if (files_read) files_read->insert(files_read->end(), m.external_files.begin(), m.external_files.end());
   graph::ConstantFiles files;
+  files.read = files_read;
   files.base_dir = file.parent_path().empty() ? "." : file.parent_path();
   files.memory.emplace(import.weights_file, std::move(m.weights));
   try {
@@ -35,7 +38,8 @@ graph::Graph load_onnx(const std::filesystem::path& file, const ModelOptions& op
 
 }  // namespace
 
-graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& opts) {
+graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& opts,
+                        std::vector<std::filesystem::path>* files_read) {
   std::error_code ec;
   auto status = std::filesystem::status(file, ec);
   if (!std::filesystem::exists(status))
@@ -44,10 +48,11 @@ graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& o
     throw UserError(file.string() + ": is a directory, not a model file");
   if (::access(file.c_str(), R_OK) != 0)
     throw UserError(file.string() + ": cannot read (permission denied)");
-  if (importer::is_onnx_path(file)) return load_onnx(file, opts);
+  if (files_read) files_read->push_back(file);
+  if (importer::is_onnx_path(file)) return load_onnx(file, opts, files_read);
   if (!opts.input_shapes.empty())
     throw UserError("--input-shape applies to ONNX models (.onnx) only");
-  return graph::load_graph(file);
+  return graph::load_graph(file, files_read);
 }
 
 }  // namespace stax::driver

@@ -2,6 +2,7 @@
 // `offset`) or `fill` (graph-format.md "Constants are typed strictly", "offset").
 #include "frontend_impl.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -85,6 +86,8 @@ Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType d
   if (in_memory) {
     if (needed > 0) std::memcpy(t.data(), held->second.data() + start, t.nbytes());
   } else {
+    if (files.read && std::find(files.read->begin(), files.read->end(), path) == files.read->end())
+      files.read->push_back(path);
     std::ifstream in(path, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(offset));
     in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));

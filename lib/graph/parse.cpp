@@ -219,7 +219,7 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 
 std::string graph_name_problem(std::string_view name) { return detail::graph_name_problem(name); }
 
-Graph load_graph(const std::filesystem::path& file) {
+Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw UserError("cannot read graph file '" + detail::printable(file.string()) +
@@ -229,9 +229,11 @@ Graph load_graph(const std::filesystem::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw UserError("cannot read graph file '" + detail::printable(file.string()) + "'");
-  std::filesystem::path dir = file.parent_path();
-  if (dir.empty()) dir = ".";
-  return parse_graph(text.str(), dir);
+  ConstantFiles files;
+  files.base_dir = file.parent_path();
+  if (files.base_dir.empty()) files.base_dir = ".";
+  files.read = files_read;
+  return parse_graph(text.str(), files);
 }
 
 }  // namespace stax::graph

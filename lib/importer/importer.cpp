@@ -2,6 +2,7 @@
 // op's mapper, the outputs are named; then the public entry points.
 #include "importer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 
@@ -165,7 +166,7 @@ ImportedModel Importer::run() {
   add_inputs();
   map_nodes();
   add_outputs();
-  return ImportedModel{doc.text(), doc.take_weights()};
+  return ImportedModel{doc.text(), doc.take_weights(), {}};
 }
 
 }  // namespace stax::importer::detail
@@ -185,13 +186,28 @@ std::string graph_name_for(std::string_view stem) {
   return "model_" + name;
 }
 
+// The external data files of the initializers, once each, in the order first named.
+std::vector<std::filesystem::path> external_files(const detail::LoadedModel& model) {
+  std::vector<std::filesystem::path> files;
+  for (const onnx::TensorProto& t : model.proto.graph().initializer()) {
+    if (!t.has_data_location() || t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL) continue;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      std::filesystem::path file = model.dir / e.value();
+      if (e.key() == "location" && std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+    }
+  }
+  return files;
+}
+
 }  // namespace
 
 ImportedModel import_onnx_bytes(std::string_view bytes, const std::filesystem::path& model_dir,
                                 std::string_view name, const ImportOptions& opts) {
   detail::LoadedModel model = detail::load_model(bytes, model_dir, opts);
   detail::Importer importer(model, opts, graph_name_for(name));
-  return importer.run();
+  ImportedModel imported = importer.run();
+  imported.external_files = external_files(model);
+  return imported;
 }
 
 ImportedModel import_onnx(const std::filesystem::path& model, const ImportOptions& opts) {

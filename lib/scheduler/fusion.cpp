@@ -12,13 +12,6 @@ namespace stax::scheduler {
 
 namespace {
 
-bool has_bit(const std::vector<uint64_t>& bits, int v) {
-  return (bits[static_cast<std::size_t>(v) / 64] >> (v % 64)) & 1u;
-}
-void set_bit(std::vector<uint64_t>& bits, int v) {
-  bits[static_cast<std::size_t>(v) / 64] |= uint64_t(1) << (v % 64);
-}
-
 // A kernel whose nodes all share one pointwise loop nest (every loop is an outer loop).
 bool pure_pointwise(const FusedNode& f) {
   return (f.kind == KernelKind::Pointwise || f.kind == KernelKind::Fused);
@@ -130,7 +123,8 @@ Fuser::Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts)
   const std::size_t n = g.nodes.size();
   holder_.resize(n);
   loops_.resize(n);
-  fused_bits_.assign((n + 63) / 64, 0);
+  order_.resize(n);
+  place_.resize(n);
   for (const SchedulerNode& node : g.nodes) {
     FusedNode f;
     f.id = node.id;
@@ -158,8 +152,9 @@ Fuser::Fuser(const ir::Program& p, const SchedulerGraph& g, FusionOptions opts)
     for (const Dep& d : f.deps) f.buffers.push_back(d.buffer);
     std::sort(f.buffers.begin(), f.buffers.end());
     f.buffers.erase(std::unique(f.buffers.begin(), f.buffers.end()), f.buffers.end());
-    f.ancestors = g.ancestors[static_cast<std::size_t>(node.id)];
     f.min_order = f.max_order = node.id;
+    order_[static_cast<std::size_t>(node.id)] = node.id;  // the scheduler's order is topological
+    place_[static_cast<std::size_t>(node.id)] = node.id;
     holder_[static_cast<std::size_t>(node.id)] = node.id;
     loops_[static_cast<std::size_t>(node.id)] = node.loops;
     nodes_.push_back(std::move(f));
@@ -471,57 +466,70 @@ std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const
   return d;
 }
 
-bool Fuser::would_create_cycle(int a, int b) const {
-  const FusedNode& A = node(a);
-  const FusedNode& B = node(b);
-  auto in_names = [&](int v) {
-    const int h = holder_[static_cast<std::size_t>(v)];
-    return h == a || h == b;
-  };
-  std::vector<int> names = A.members;
-  names.insert(names.end(), B.members.begin(), B.members.end());
-  // Proposition 7.1 in the graph of original nodes: a path that leaves {A, B} and comes back,
-  // i.e. a predecessor outside them that has an ancestor inside them.
-  for (int y : names) {
-    for (int pnode : g_.nodes[static_cast<std::size_t>(y)].preds) {
-      if (in_names(pnode)) continue;
-      for (int m : names)
-        if (g_.is_ancestor(m, pnode)) return true;
-    }
-  }
-  // Through fused nodes: only they create ancestors the sets computed once do not know of. Start
-  // from each fused node holding an ancestor of A or B and search up through fused nodes.
-  std::vector<uint64_t> comb(A.ancestors.size());
-  for (std::size_t w = 0; w < comb.size(); ++w) comb[w] = A.ancestors[w] | B.ancestors[w];
-  for (int m : names) comb[static_cast<std::size_t>(m) / 64] &= ~(uint64_t(1) << (m % 64));
+std::vector<int> Fuser::reachable_between(int from, int to, bool& reaches_to) const {
+  reaches_to = false;
+  const int limit = place_[static_cast<std::size_t>(to)];
   if (visit_.size() < nodes_.size()) visit_.resize(nodes_.size(), 0);
   const uint32_t stamp = ++visit_stamp_;
-  std::vector<int> stack;
-  auto push_holders = [&](const std::vector<uint64_t>& bits, bool outside_comb) {
-    for (std::size_t w = 0; w < bits.size(); ++w) {
-      uint64_t word = bits[w] & fused_bits_[w];
-      if (outside_comb) word &= ~comb[w];
-      while (word) {
-        const int v = static_cast<int>(w * 64) + __builtin_ctzll(word);
-        word &= word - 1;
-        const int h = holder_[static_cast<std::size_t>(v)];
-        if (visit_[static_cast<std::size_t>(h)] == stamp) continue;
+  std::vector<int> found, stack{from};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    for (int m : node(x).members)
+      for (int u : g_.nodes[static_cast<std::size_t>(m)].users) {
+        const int h = holder_[static_cast<std::size_t>(u)];
+        if (h == x || visit_[static_cast<std::size_t>(h)] == stamp) continue;
+        if (h == to) {
+          if (x != from) reaches_to = true;
+          continue;
+        }
+        // Later than `to` in a topological order: no path from there leads back to it.
+        if (place_[static_cast<std::size_t>(h)] > limit) continue;
         visit_[static_cast<std::size_t>(h)] = stamp;
+        found.push_back(h);
         stack.push_back(h);
       }
-    }
-  };
-  push_holders(comb, false);
-  while (!stack.empty()) {
-    const FusedNode& f = node(stack.back());
-    stack.pop_back();
-    const bool inside = std::all_of(f.members.begin(), f.members.end(), [&](int m) { return has_bit(comb, m); });
-    if (inside) continue;  // its ancestors are ancestors of A or B already: no new path
-    for (int m : names)
-      if (has_bit(f.ancestors, m)) return true;
-    push_holders(f.ancestors, true);
   }
-  return false;
+  std::sort(found.begin(), found.end(), [&](int x, int y) { return place_[static_cast<std::size_t>(x)] < place_[static_cast<std::size_t>(y)]; });
+  return found;
+}
+
+bool Fuser::would_create_cycle(int a, int b) const {
+  // Only a path from the earlier of the two to the later one can pass through a third node.
+  const bool a_first = place_[static_cast<std::size_t>(a)] < place_[static_cast<std::size_t>(b)];
+  bool cycle = false;
+  reachable_between(a_first ? a : b, a_first ? b : a, cycle);
+  return cycle;
+}
+
+void Fuser::place_merged(int a, int b, int merged) {
+  // Between the two in order_, the nodes reachable from the earlier one (D) must follow the
+  // merged node and the others (the rest of the span, the later one's predecessors among them)
+  // precede it: the span becomes [span - D, merged, D], its empty places last. No node of D
+  // reaches one outside D in the span (it would be in D), so the order stays topological.
+  const bool a_first = place_[static_cast<std::size_t>(a)] < place_[static_cast<std::size_t>(b)];
+  const int lo = a_first ? a : b, hi = a_first ? b : a;
+  bool cycle = false;
+  const std::vector<int> after = reachable_between(lo, hi, cycle);
+  STAX_ASSERT(!cycle, "fuse: the merge closes a cycle (Proposition 7.1)");
+  const auto first = static_cast<std::size_t>(place_[static_cast<std::size_t>(lo)]);
+  const auto last = static_cast<std::size_t>(place_[static_cast<std::size_t>(hi)]);
+  const uint32_t stamp = visit_stamp_;  // reachable_between's marks: the nodes of `after`
+  std::vector<int> span;
+  for (std::size_t i = first + 1; i < last; ++i) {
+    const int x = order_[i];
+    if (x >= 0 && visit_[static_cast<std::size_t>(x)] != stamp) span.push_back(x);
+  }
+  span.push_back(merged);
+  span.insert(span.end(), after.begin(), after.end());
+  span.resize(last - first + 1, -1);  // the places left empty (this merge's, earlier ones')
+  if (place_.size() <= static_cast<std::size_t>(merged)) place_.resize(static_cast<std::size_t>(merged) + 1, -1);
+  for (std::size_t i = first; i <= last; ++i) {
+    const int x = span[i - first];
+    order_[i] = x;
+    if (x >= 0) place_[static_cast<std::size_t>(x)] = static_cast<int>(i);
+  }
+  place_[static_cast<std::size_t>(a)] = place_[static_cast<std::size_t>(b)] = -1;
 }
 
 int Fuser::fuse(int a, int b, const FusionDecision& d) {
@@ -535,9 +543,6 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
   m.members.insert(m.members.end(), second.members.begin(), second.members.end());
   m.deps = sorted_union(first.deps, second.deps);
   m.buffers = sorted_union(first.buffers, second.buffers);
-  m.ancestors = first.ancestors;
-  for (std::size_t w = 0; w < m.ancestors.size(); ++w) m.ancestors[w] |= second.ancestors[w];
-  for (int v : m.members) m.ancestors[static_cast<std::size_t>(v) / 64] &= ~(uint64_t(1) << (v % 64));
   m.min_order = std::min(first.min_order, second.min_order);
   m.max_order = std::max(first.max_order, second.max_order);
   m.has_reduction = first.has_reduction || second.has_reduction;
@@ -625,12 +630,10 @@ int Fuser::fuse(int a, int b, const FusionDecision& d) {
     m.kind = KernelKind::OuterLoopFused;
   }
 
+  place_merged(a, b, m.id);
   nodes_[static_cast<std::size_t>(a)].alive = false;
   nodes_[static_cast<std::size_t>(b)].alive = false;
-  for (int v : m.members) {
-    holder_[static_cast<std::size_t>(v)] = m.id;
-    set_bit(fused_bits_, v);
-  }
+  for (int v : m.members) holder_[static_cast<std::size_t>(v)] = m.id;
   nodes_.push_back(std::move(m));
   visit_.push_back(0);
   return nodes_.back().id;

@@ -263,19 +263,24 @@ SchedulerGraph build_graph(const ir::Program& p, std::vector<SchedulerNode> node
     g.writer[static_cast<std::size_t>(node.buffer)] = node.id;
   }
 
-  // Step 3: ancestor sets, once, in topological order.
-  const std::size_t m = g.nodes.size(), words = (m + 63) / 64;
-  g.ancestors.assign(m, std::vector<uint64_t>(words, 0));
-  for (std::size_t v = 0; v < m; ++v) {
-    std::vector<uint64_t>& anc = g.ancestors[v];
-    for (int pnode : g.nodes[v].preds) {
-      const auto pi = static_cast<std::size_t>(pnode);
-      const std::vector<uint64_t>& pa = g.ancestors[pi];
-      for (std::size_t w = 0; w < words; ++w) anc[w] |= pa[w];
-      anc[pi / 64] |= uint64_t(1) << (pi % 64);
+  return g;
+}
+
+bool SchedulerGraph::is_ancestor(int a, int v) const {
+  if (a >= v) return false;
+  std::vector<bool> seen(static_cast<std::size_t>(v - a), false);  // ids a+1 .. v
+  std::vector<int> stack{v};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    for (int p : nodes[static_cast<std::size_t>(x)].preds) {
+      if (p == a) return true;
+      if (p < a || seen[static_cast<std::size_t>(p - a - 1)]) continue;
+      seen[static_cast<std::size_t>(p - a - 1)] = true;
+      stack.push_back(p);
     }
   }
-  return g;
+  return false;
 }
 
 std::string describe_node(const SchedulerNode& n, const ir::Program& p) {

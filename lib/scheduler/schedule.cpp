@@ -316,7 +316,8 @@ Traffic estimate_traffic(const ir::Program& p, std::vector<Kernel>& kernels, con
 Schedule schedule_nodes(const ir::Program& p, std::vector<SchedulerNode> nodes, const FusionOptions& opts,
                         const LogOptions& log_opts) {
   const Logger log(log_opts);
-  // Steps 1-3: dependencies, topological order, dead nodes, ancestor sets.
+  // Steps 1-2: dependencies, topological order, dead nodes (the cycle test of step 3 searches the
+  // fused nodes between the two it joins, Fuser::would_create_cycle).
   SchedulerGraph g = build_graph(p, std::move(nodes));
   Schedule s;
   s.program = p.name;

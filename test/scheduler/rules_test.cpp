@@ -305,6 +305,9 @@ TEST(Cycle, PathThroughAFusedNodeIsFoundByTheSearchUpwards) {
   ASSERT_EQ(g.nodes.size(), 4u);  // op0 a, op1 f1, op2 f2, op3 b
   Fuser f(p, g);
   EXPECT_FALSE(g.is_ancestor(0, 3));
+  EXPECT_TRUE(g.is_ancestor(0, 1));   // f1 reads a
+  EXPECT_TRUE(g.is_ancestor(2, 3));   // b reads f2 (inlined into its argument)
+  EXPECT_FALSE(g.is_ancestor(1, 0));
   EXPECT_FALSE(f.would_create_cycle(0, 3));
   const FusionDecision d12 = f.can_fuse(1, 2);
   ASSERT_TRUE(d12.ok) << d12.reason;

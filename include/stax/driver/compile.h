@@ -9,11 +9,16 @@
 
 #include "stax/codegen/codegen.h"
 #include "stax/driver/model.h"
+#include "stax/driver/timing.h"
 #include "stax/graph/graph.h"
 #include "stax/ir/program.h"
 #include "stax/kernelplan/plan.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/schedule.h"
+
+namespace spdlog {
+class logger;
+}
 
 namespace stax::driver {
 
@@ -34,6 +39,10 @@ struct CompileOptions {
   IsaTarget isa;  // --isa: the vector kernels' instruction sets
   // --weights-threshold: constants of more bytes go into the weights file beside the source.
   std::size_t weights_threshold = codegen::kDefaultWeightsThreshold;
+  std::filesystem::path svg_schedule;  // --svg-schedule FILE.svg: the kernels as a picture (viz/viz.h)
+  std::filesystem::path svg_memory;    // --svg-memory FILE.svg: the memory plan as a picture
+  std::filesystem::path dot_schedule;  // --dot FILE.dot: the schedule in Graphviz's language
+  PassTimer* timer = nullptr;          // --time-passes: each stage timed into it (none: not timed)
 };
 
 struct CompiledModel {
@@ -51,9 +60,15 @@ struct CompiledModel {
 // as soon as its stage is done, so it is there to read when a later stage fails.
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts = {});
 
-// load_model + compile_graph.
+// load_model + compile_graph; `files_read` (when given) receives every file the model was read
+// from (load_model), for a depfile.
 CompiledModel compile_model(const std::filesystem::path& model, const CompileOptions& opts = {},
-                            const ModelOptions& model_opts = {});
+                            const ModelOptions& model_opts = {},
+                            std::vector<std::filesystem::path>* files_read = nullptr);
+
+// The logger of the --log topics (fusion, memory, kernels): the lines as they are, on stderr,
+// at level info (so --log-level warn silences them).
+spdlog::logger& topic_logger();
 
 // The weights file of the generated source `source`: `source` + ".weights" (codegen::kWeightsSuffix).
 std::filesystem::path weights_path(const std::filesystem::path& source);

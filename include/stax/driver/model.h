@@ -19,6 +19,9 @@ struct ModelOptions {
 // otherwise, so that a missing model is an I/O error, not an invalid graph). A `.onnx` file is
 // imported in memory (stax/importer/onnx.h), its weights never written to disk; errors in the
 // imported graph say so. --input-shape on a JSON graph is a UserError.
-graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& opts = {});
+// `files_read`, when given, receives `file` and every other file the model was read from (its
+// constants' files, an ONNX model's external data), as opened.
+graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& opts = {},
+                        std::vector<std::filesystem::path>* files_read = nullptr);
 
 }  // namespace stax::driver

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "stax/graph/graph.h"
 
@@ -16,7 +17,9 @@ namespace stax::graph {
 // Reads and validates a graph file; constant `file`s are resolved relative to its folder.
 // A file that cannot be read is a UserError (an I/O error), not a GraphError. Errors inside an
 // inline node name the named node that contains it and the inline node's op and path.
-Graph load_graph(const std::filesystem::path& file);
+// `files_read`, when given, receives the path of every constant file read from disk (for a
+// depfile), once each, in the order first read.
+Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read = nullptr);
 // Same, from text; `base_dir` resolves constant `file`s.
 Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
 
@@ -26,6 +29,7 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 struct ConstantFiles {
   std::filesystem::path base_dir = ".";
   std::map<std::string, std::string, std::less<>> memory;
+  std::vector<std::filesystem::path>* read = nullptr;  // receives each file read from disk, once
 };
 Graph parse_graph(std::string_view json_text, const ConstantFiles& files);
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "stax/support/tensor.h"
 
@@ -36,6 +37,7 @@ struct ImportOptions {
 struct ImportedModel {
   std::string json;     // the graph document, ending with a newline
   std::string weights;  // the weights file's bytes; empty when no constant lives in it
+  std::vector<std::filesystem::path> external_files;  // external data files read, once each
 };
 
 // Reads and imports `model`. Its external data, if any, is read relative to its folder. The

@@ -125,7 +125,6 @@ struct FusedNode {
   std::vector<LoopGroup> groups;       // empty for scans and externs
   std::vector<Dep> deps;               // reads and writes of the members, sorted, distinct
   std::vector<ir::BufferId> buffers;   // distinct buffers touched, sorted
-  std::vector<uint64_t> ancestors;     // bitset over node ids: ancestors of members, minus members
   int min_order = 0, max_order = 0;    // positions of the members in the topological order
   bool has_reduction = false;
   bool alive = true;
@@ -166,8 +165,10 @@ class Fuser {
 
   // Every test of §7.3 but the cycle test, and the score (Algorithm 7.1 line 3).
   FusionDecision can_fuse(int a, int b) const;
-  // Proposition 7.1: merging a and b closes a cycle. Uses the ancestor sets computed once,
-  // searching up through fused nodes only (only they create new ancestors).
+  // Proposition 7.1: merging a and b closes a cycle, i.e. a path leads from one of them to the
+  // other through a third fused node. The fuser keeps a topological order of the fused nodes,
+  // so such a path runs between the two in that order: the search visits only the fused nodes
+  // placed between them (linear overall when fusions join nearby nodes, as candidates do).
   bool would_create_cycle(int a, int b) const;
   // Merges a and b (a decision from can_fuse(a, b) that said yes); returns the new node's id.
   int fuse(int a, int b, const FusionDecision& d);
@@ -179,14 +180,24 @@ class Fuser {
   std::vector<FusedNode> nodes_;
   std::vector<int> holder_;
   std::vector<NodeLoops> loops_;
-  std::vector<uint64_t> fused_bits_;  // scheduler nodes held by a fused node of 2+ members
+  // A topological order of the alive fused nodes (a merged node takes the place of its parts,
+  // -1 marks a place left empty by a merge) and each fused node's place in it (-1: dead).
+  std::vector<int> order_;
+  std::vector<int> place_;
   std::vector<std::vector<int>> readers_;  // per buffer: the scheduler nodes reading it
   std::vector<bool> is_output_;            // per buffer: a graph output
   // Per scheduler node: its canonical accesses at a depth, by (load position or -1 for the
   // write, depth); cleared when its loops are split.
   mutable std::vector<std::map<std::pair<int, std::size_t>, ir::CanonicalAccess>> access_cache_;
-  mutable std::vector<uint32_t> visit_;  // would_create_cycle's visited marks, per fused node
+  mutable std::vector<uint32_t> visit_;  // reachable_between's visited marks, per fused node
   mutable uint32_t visit_stamp_ = 0;
+
+  // The fused nodes reachable from `from` through nodes placed before `to` in order_ (`from`
+  // itself excluded), in order_; sets `reaches_to` when some path ends in `to` through at least
+  // one of them.
+  std::vector<int> reachable_between(int from, int to, bool& reaches_to) const;
+  // Gives the merged node of a and b its place in order_ (fuse's last step).
+  void place_merged(int a, int b, int merged);
 
   // The buffers the merged kernel would read from or write to memory: those it touches except
   // the ones written and read only inside it (and no graph output).

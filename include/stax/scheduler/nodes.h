@@ -106,23 +106,21 @@ std::vector<SchedulerNode> build_nodes(const ir::Program& p);
 bool body_may_fail(const ir::Expr& body);
 
 // The dependency graph of §7.6 steps 1-3: nodes in a topological order (ids are positions),
-// dead nodes removed, ancestor sets computed once.
+// dead nodes removed.
 struct SchedulerGraph {
   std::vector<SchedulerNode> nodes;      // topological order; node.id == position
   std::vector<std::string> dead;         // names of the removed nodes, in program order
   std::vector<int> writer;               // per buffer id: the node writing it, or -1
-  // ancestors[v]: bitset over node ids of every node with a path to v (Definition 7.1's a -> b
-  // edges), computed once (§7.6 step 3).
-  std::vector<std::vector<uint64_t>> ancestors;
-  bool is_ancestor(int a, int v) const {
-    return (ancestors[static_cast<std::size_t>(v)][static_cast<std::size_t>(a) / 64] >> (a % 64)) & 1u;
-  }
+  // Whether a path of Definition 7.1's a -> b edges leads from node a to node v. Such a path
+  // runs through ids between a and v only (ids are a topological order), so the search visits
+  // those alone.
+  bool is_ancestor(int a, int v) const;
 };
 
 // Steps 1-3 of §7.6 on nodes from build_nodes (possibly with WeakDeps added to `reads`):
 // dependencies become edges, the nodes are sorted topologically (program order among the ready
 // ones), nodes whose buffer nobody reads and that are no graph output and cannot fail are
-// removed (repeatedly), and the ancestor sets are computed.
+// removed (repeatedly).
 SchedulerGraph build_graph(const ir::Program& p, std::vector<SchedulerNode> nodes);
 
 // Example 7.1's description of a node: "op0: SchedulerNode(ComputedBuffer)", its writes,

@@ -7,7 +7,9 @@
 //   1. a scheduler node per computed buffer, its reads and writes recorded from its body
 //      (nodes.h);
 //   2. topological order, dead-node elimination (no reader, no graph output, cannot fail);
-//   3. ancestor sets, once;
+//   3. for the cycle test of Proposition 7.1, instead of ancestor sets computed once (n^2 bits),
+//      a topological order of the fused nodes kept by the fuser: a path closing a cycle runs
+//      between the two nodes to join, so the search visits only the nodes placed between them;
 //   4. up to max_rounds rounds of Algorithm 7.1 (greedy fusion): candidates are pairs sharing a
 //      buffer, filtered by can_fuse, sorted by score (16x rule), merged in that order when
 //      neither was merged this round and Proposition 7.1 finds no cycle; stop after a round
