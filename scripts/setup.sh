@@ -6,10 +6,13 @@
 #   scripts/setup.sh --onnx    also python3-torch, torchvision and onnx, for scripts/onnx_check.py
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
+# clang, its sanitizer runtimes and LLVM's OpenMP (with Archer) build the ThreadSanitizer test and
+# the fuzzing harnesses (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
-          libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64)
+          libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64
+          clang libclang-rt-dev libomp-dev)
 
 for arg in "$@"; do
   case "$arg" in

@@ -22,6 +22,29 @@ bool logs(const CompileOptions& opts, const std::string& topic) {
   return std::find(opts.log.begin(), opts.log.end(), topic) != opts.log.end();
 }
 
+// The most memory generated code may ask for: 2^47 bytes (128 TiB), the user address space of
+// x86-64 and AArch64 with 48-bit virtual addresses. Below it, every size and offset the memory
+// plan computes fits in 64 bits with room to spare.
+constexpr uint64_t kMaxAddressableBytes = uint64_t{1} << 47;
+
+// A graph one of whose values, or whose computed values together (a bound of its workspace plus
+// its outputs), could never be allocated is refused before anything is planned.
+void check_addressable(const graph::Graph& g) {
+  uint64_t computed = 0;
+  for (const graph::Value& v : g.values) {
+    const uint64_t bytes = static_cast<uint64_t>(v.numel()) * dtype_size(v.dtype);  // < 2^63 (front end)
+    if (bytes > kMaxAddressableBytes)
+      throw GraphError(v.path, v.anonymous ? "" : v.name, v.kind == graph::ValueKind::Node ? std::string(graph::op_name(v.op)) : "",
+                       std::string(dtype_name(v.dtype)) + shape_str(v.shape) + " takes " + std::to_string(bytes) +
+                           " bytes, more than the 2^47 (128 TiB) a 64-bit process can address");
+    if (v.kind == graph::ValueKind::Node) computed = add_saturating(computed, bytes);
+  }
+  if (computed > kMaxAddressableBytes)
+    throw GraphError("nodes", "", "", "the graph's computed values take " + std::to_string(computed) +
+                                          " bytes in all, more than the 2^47 (128 TiB) a 64-bit process can address: "
+                                          "its workspace could not be allocated");
+}
+
 }  // namespace
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
@@ -29,6 +52,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   if (!opts.name.empty()) codegen::check_model_name(opts.name);  // before any file is written
   // Lowering needs primitives only; the graph as given stays what the interpreter evaluates.
   const graph::Graph primitive = graph::expand_composites(g);
+  check_addressable(primitive);
   m.program = lowering::lower(primitive);
   if (!opts.dump_ir.empty()) write_file_atomic(opts.dump_ir, ir::dump_ir(m.program));
   // Scheduling and fusion (§7): which buffers share a kernel; --log fusion tells why.

@@ -219,7 +219,7 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 
 std::string graph_name_problem(std::string_view name) { return detail::graph_name_problem(name); }
 
-Graph load_graph(const std::filesystem::path& file) {
+Graph load_graph(const std::filesystem::path& file, bool allow_outside_files) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw UserError("cannot read graph file '" + detail::printable(file.string()) +
@@ -231,7 +231,10 @@ Graph load_graph(const std::filesystem::path& file) {
   if (in.bad()) throw UserError("cannot read graph file '" + detail::printable(file.string()) + "'");
   std::filesystem::path dir = file.parent_path();
   if (dir.empty()) dir = ".";
-  return parse_graph(text.str(), dir);
+  ConstantFiles files;
+  files.base_dir = dir;
+  files.allow_outside = allow_outside_files;
+  return parse_graph(text.str(), files);
 }
 
 }  // namespace stax::graph

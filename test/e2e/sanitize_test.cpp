@@ -5,9 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "cases.h"
+#include "random_graph.h"
 
 namespace stax::e2e {
 namespace {
+
+std::vector<std::string> sanitize_flags() {
+  return {"-std=c++17", "-O1", "-g", "-march=native", "-fopenmp", "-Wall", "-Wextra", "-Werror",
+          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"};
+}
 
 TEST(E2E, CleanUnderAddressAndUndefinedBehaviourSanitizers) {
   std::vector<Case> cases;
@@ -21,10 +27,26 @@ TEST(E2E, CleanUnderAddressAndUndefinedBehaviourSanitizers) {
     std::vector<Case> more = table();
     for (std::size_t i = 0; i < more.size(); i += 5) cases.push_back(more[i]);
   }
-  const std::vector<std::string> flags = {"-std=c++17", "-O1", "-g", "-fopenmp", "-Wall", "-Wextra", "-Werror",
-                                          "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                                          "-fno-omit-frame-pointer"};
-  EXPECT_EQ(run_cases(cases, flags), cases.size());
+  EXPECT_EQ(run_cases(cases, sanitize_flags()), cases.size());
+}
+
+// Random graphs (every op family, rows long enough for full vectors and tails), sanitized the
+// same way: what no table thought of.
+TEST(E2E, RandomGraphsCleanUnderSanitizers) {
+  randgraph::RandomGraphOptions opt;
+  opt.max_numel = 1024;
+  opt.zero_divisors = true;
+  std::vector<Case> cases;
+  for (uint64_t seed = 300000; seed < 300060; ++seed) {
+    randgraph::RandomGraph g = randgraph::random_graph(seed, randgraph::lowerable(opt));
+    Case c;
+    c.name = g.name;
+    c.json = g.json;
+    c.seed = seed;
+    c.expect = g.may_divide_by_zero ? Expect::Either : Expect::Match;
+    cases.push_back(std::move(c));
+  }
+  EXPECT_EQ(run_cases(cases, sanitize_flags()), cases.size());
 }
 
 }  // namespace
