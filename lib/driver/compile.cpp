@@ -13,6 +13,7 @@
 #include "stax/memory/from_schedule.h"
 #include "stax/memory/plan.h"
 #include "stax/scheduler/dump.h"
+#include "stax/support/error.h"
 
 namespace stax::driver {
 
