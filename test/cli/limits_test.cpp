@@ -115,23 +115,30 @@ TEST_F(Limits, InlineNodesNested100000Deep) {
   expect_compile_error(model, 2, "JSON nested deeper than 200 levels");
 }
 
-// A chain y_k = (y_{k-1} + 1) * 0.5 of 100,000 nodes: validated, interpreted (every element goes
-// to 1) and compiled, without a deep recursion anywhere.
-TEST_F(Limits, OneHundredThousandNodes) {
+// A chain y_k = (y_{k-1} + 1) * 0.5: 100,000 nodes validated, 10,000 interpreted (every element
+// goes to 1) and compiled, without a deep recursion anywhere. (Every stage is iterative over
+// nodes; the smaller chain keeps the instrumented CI build's time down.)
+std::string chain(int n) {
   std::string nodes = R"({"name": "v0", "op": "add", "args": ["x", 1.0]})";
-  for (int k = 1; k < 100000; ++k)
+  for (int k = 1; k < n; ++k)
     nodes += ", {\"name\": \"v" + std::to_string(k) + "\", \"op\": \"" + (k % 2 ? "mul" : "add") + "\", \"args\": [\"v" +
              std::to_string(k - 1) + "\", " + (k % 2 ? "0.5" : "1.0") + "]}";
-  std::string model = write("chain.json", doc(one_input("[4]"), "[" + nodes + "]", R"(["v99999"])"));
-  ProcessResult v = staxc({"validate", model});
+  return R"({"format": "stax-graph", "version": 1, "name": "g", "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}], "nodes": [)" +
+         nodes + R"(], "outputs": ["v)" + std::to_string(n - 1) + "\"]}";
+}
+
+TEST_F(Limits, OneHundredThousandNodes) {
+  std::string big = write("chain.json", chain(100000));
+  ProcessResult v = staxc({"validate", big});
   EXPECT_EQ(v.status, 0) << v.err;
   EXPECT_NE(v.out.find("v99999: float32[4] = mul(v99998, 0.5)"), std::string::npos);
+  std::string model = write("chain10k.json", chain(10000));
   ProcessResult i = staxc({"interpret", model, "--output-dir", path("out")});
   EXPECT_EQ(i.status, 0) << i.err;
-  EXPECT_TRUE(fs::exists(path("out/v99999.npy")));
+  EXPECT_NE(i.out.find("       1 1 1 1\n"), std::string::npos) << i.out;
   ProcessResult c = staxc({"compile", model, "-o", path("chain.cpp")});
   EXPECT_EQ(c.status, 0) << c.err;
-  EXPECT_GT(fs::file_size(path("chain.cpp")), 100000u);
+  EXPECT_GT(fs::file_size(path("chain.cpp")), 10000u);
 }
 
 TEST_F(Limits, HostileJson) {

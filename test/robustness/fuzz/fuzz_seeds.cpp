@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fuzz_seeds NPY_DIR ONNX_DIR\n");
     return 1;
   }
-  fs::create_directories(argv[1]);
-  fs::create_directories(argv[2]);
+  std::filesystem::create_directories(argv[1]);
+  std::filesystem::create_directories(argv[2]);
   stax::testing::write_seeds(argv[1], argv[2]);
   return 0;
 }
