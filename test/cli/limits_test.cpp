@@ -72,7 +72,7 @@ TEST_F(Limits, ShapeWhoseSizeOverflows64Bits) {
   std::string bytes = write("bytes.json", doc(one_input("[2147483648, 2147483648]"), "[]", R"(["x"])"));
   expect_compile_error(bytes, 2, "overflows int64");
   std::string node = write("node.json", doc(one_input("[4294967296, 1]"),
-                                            R"([{"name": "y", "op": "expand", "args": ["x"], "size": [4294967296, 4294967296]}])", R"(["y"])"));
+                                            R"([{"name": "y", "op": "expand", "args": ["x"], "shape": [4294967296, 4294967296]}])", R"(["y"])"));
   expect_compile_error(node, 2, "overflows int64");
 }
 
