@@ -50,8 +50,9 @@ int main() {
   int rc = big_run(in, out, nullptr);
   if (rc != STAX_OK) { std::printf("error %d\n", rc); return 3; }
   int bad = 0;
+  // The last element (2^31 + 63) is set by the first loop too: last[32] is 1.
   for (int64_t i = 0; i < 64; ++i) if (tail[i] != (i % 3 == 0)) { std::printf("tail[%lld] = %d\n", (long long)i, tail[i]); ++bad; }
-  for (int64_t k = 0; k < 33; ++k) if (last[k] != (k % 2 == 1)) { std::printf("last[%lld] = %d\n", (long long)k, last[k]); ++bad; }
+  for (int64_t k = 0; k < 33; ++k) if (last[k] != (k % 2 == 1 || k == 32)) { std::printf("last[%lld] = %d\n", (long long)k, last[k]); ++bad; }
   if (count != expected_count) { std::printf("count = %lld, expected %lld\n", (long long)count, (long long)expected_count); ++bad; }
   std::printf("checked: %d wrong\n", bad);
   std::free(x);
