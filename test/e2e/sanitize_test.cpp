@@ -49,5 +49,24 @@ TEST(E2E, RandomGraphsCleanUnderSanitizers) {
   EXPECT_EQ(run_cases(cases, sanitize_flags()), cases.size());
 }
 
+// The smallest graphs scripts/randgraph.sh shrank failures to, kept once fixed (with the seed
+// whose inputs they failed on).
+TEST(E2E, ShrunkRandomGraphFailures) {
+  std::vector<Case> cases;
+  // Seed 257: an index operand of & printed bare, "-x0 - 1 & int64_t{0}", which -Wparentheses
+  // (an error under -Werror) flags.
+  Case c;
+  c.name = "rg_257_bitwise_and_of_arange";
+  c.seed = 257;
+  c.json = R"({"format": "stax-graph", "version": 1, "name": "rg_257", "inputs": [],
+    "nodes": [{"name": "a", "op": "arange", "args": [], "start": -1, "end": -13, "step": -1, "dtype": "int64"},
+              {"name": "t", "op": "bitwise_and", "args": ["a", 0]},
+              {"name": "u", "op": "bitwise_xor", "args": [{"op": "neg", "args": ["a"]}, 5]}],
+    "outputs": ["t", "u"]})";
+  cases.push_back(c);
+  EXPECT_EQ(run_cases(cases, sanitize_flags()), cases.size());
+  for (const IsaVariant& v : isa_variants()) EXPECT_EQ(run_cases(cases, v.cxxflags, v.isa), cases.size()) << v.isa.name();
+}
+
 }  // namespace
 }  // namespace stax::e2e
