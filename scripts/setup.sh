@@ -8,12 +8,13 @@
 # The cross pieces (the aarch64 compiler, qemu-user, SLEEF and libgomp for arm64) build the NEON
 # tests and run them under qemu; the arm64 architecture is added to dpkg for them when missing.
 # ninja-build builds samples/cmake-app in the install test (test/package); dpkg-dev and file
-# let `cpack -G DEB` find the package's dependencies.
+# let `cpack -G DEB` find the package's dependencies. clang, its sanitizer runtimes and LLVM's
+# OpenMP (with Archer) build the ThreadSanitizer test and the fuzzing harnesses (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(g++ cmake make ninja-build libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libsleef-dev
           libonnx-dev libprotobuf-dev g++-aarch64-linux-gnu qemu-user libsleef-dev:arm64 libgomp1:arm64
-          dpkg-dev file)
+          dpkg-dev file clang libclang-rt-dev libomp-dev)
 
 for arg in "$@"; do
   case "$arg" in

@@ -48,7 +48,8 @@ std::vector<driver::InputFile> input_files(const InputOptions& opts);
 struct ModelArgument {
   std::string path;
   std::vector<std::string> input_shapes;
-  driver::ModelOptions options() const { return driver::ModelOptions{input_shapes}; }
+  bool allow_outside_files = false;
+  driver::ModelOptions options() const { return driver::ModelOptions{input_shapes, allow_outside_files}; }
 };
 void add_model_argument(CLI::App& cmd, ModelArgument& model);
 // --input-shape alone (for `import`).

@@ -52,6 +52,9 @@ void add_model_argument(CLI::App& cmd, ModelArgument& model) {
       ->type_name("MODEL.json|MODEL.onnx")
       ->required();
   add_input_shape_option(cmd, model.input_shapes);
+  cmd.add_flag("--allow-outside-files", model.allow_outside_files,
+               "Let constants' files be absolute paths or lie outside the model's folder (by "
+               "default refused: a model must not read arbitrary files of the machine compiling it)");
 }
 
 }  // namespace stax::tools

@@ -131,6 +131,8 @@ int main(int argc, char** argv) {
     return fail(stax::tools::kExitUsage, e.what());
   } catch (const stax::InternalError& e) {
     return fail(stax::tools::kExitInternal, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(stax::tools::kExitUsage, "out of memory (the model needs more memory than this process could allocate)");
   } catch (const std::exception& e) {
     return fail(stax::tools::kExitInternal, std::string("internal error: ") + e.what());
   }

@@ -280,7 +280,9 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
     case ExprOp::BitwiseOr:
     case ExprOp::BitwiseXor: {
       const char* op = e.op() == ExprOp::BitwiseAnd ? "&" : e.op() == ExprOp::BitwiseOr ? "|" : "^";
-      if (dt != DType::Bool) return infix(op);
+      // Each operand in parentheses: an index operand prints bare ("-x0 - 1"), and & | ^ bind
+      // more loosely than arithmetic, which -Wparentheses flags.
+      if (dt != DType::Bool) return "((" + a[0] + ") " + op + " (" + a[1] + "))";
       // On bools: the logical operators, unless the right operand checks a divisor (&& and ||
       // would skip it; PyTorch evaluates both), then & | on ints converted back to bool.
       if (e.op() == ExprOp::BitwiseXor) return compare("!=", "ne");

@@ -42,6 +42,29 @@ void write_pictures(const CompiledModel& m, const CompileOptions& opts) {
   if (!opts.svg_memory.empty()) write_file_atomic(opts.svg_memory, viz::memory_svg(m.memory));
 }
 
+// The most memory generated code may ask for: 2^47 bytes (128 TiB), the user address space of
+// x86-64 and AArch64 with 48-bit virtual addresses. Below it, every size and offset the memory
+// plan computes fits in 64 bits with room to spare.
+constexpr uint64_t kMaxAddressableBytes = uint64_t{1} << 47;
+
+// A graph one of whose values, or whose computed values together (a bound of its workspace plus
+// its outputs), could never be allocated is refused before anything is planned.
+void check_addressable(const graph::Graph& g) {
+  uint64_t computed = 0;
+  for (const graph::Value& v : g.values) {
+    const uint64_t bytes = static_cast<uint64_t>(v.numel()) * dtype_size(v.dtype);  // < 2^63 (front end)
+    if (bytes > kMaxAddressableBytes)
+      throw GraphError(v.path, v.anonymous ? "" : v.name, v.kind == graph::ValueKind::Node ? std::string(graph::op_name(v.op)) : "",
+                       std::string(dtype_name(v.dtype)) + shape_str(v.shape) + " takes " + std::to_string(bytes) +
+                           " bytes, more than the 2^47 (128 TiB) a 64-bit process can address");
+    if (v.kind == graph::ValueKind::Node) computed = add_saturating(computed, bytes);
+  }
+  if (computed > kMaxAddressableBytes)
+    throw GraphError("nodes", "", "", "the graph's computed values take " + std::to_string(computed) +
+                                          " bytes in all, more than the 2^47 (128 TiB) a 64-bit process can address: "
+                                          "its workspace could not be allocated");
+}
+
 }  // namespace
 
 spdlog::logger& topic_logger() {
@@ -64,6 +87,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   // Batch norms after a convolution or linear layer fold into its weights first.
   const graph::Graph primitive =
       timed(timer, "expand composites", [&] { return graph::expand_composites(lowering::fold_batch_norms(g)); });
+  check_addressable(primitive);
   m.program = timed(timer, "lower", [&] { return lowering::lower(primitive); });
   spdlog::debug("lowered: {} buffers", m.program.buffers.size());
   if (!opts.dump_ir.empty()) write_file_atomic(opts.dump_ir, ir::dump_ir(m.program));

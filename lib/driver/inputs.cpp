@@ -80,6 +80,10 @@ std::vector<Tensor> prepare_inputs(const graph::Graph& g, const std::vector<Inpu
                       "' is already given (" + source[k]->file.string() + ")");
     source[k] = &f;
   }
+  uint64_t bytes = 0;
+  for (graph::ValueId id : g.inputs) bytes = add_saturating(bytes, static_cast<uint64_t>(g[id].numel()) * dtype_size(g[id].dtype));
+  for (graph::ValueId id : g.outputs) bytes = add_saturating(bytes, static_cast<uint64_t>(g[id].numel()) * dtype_size(g[id].dtype));
+  check_memory_available(bytes, "holding the inputs and outputs of graph '" + g.name + "'");
   std::vector<Tensor> inputs;
   inputs.reserve(g.inputs.size());
   for (std::size_t k = 0; k < g.inputs.size(); ++k) {

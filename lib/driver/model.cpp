@@ -29,6 +29,7 @@ graph::Graph load_onnx(const std::filesystem::path& file, const ModelOptions& op
   files.read = files_read;
   files.base_dir = file.parent_path().empty() ? "." : file.parent_path();
   files.memory.emplace(import.weights_file, std::move(m.weights));
+  files.allow_outside = opts.allow_outside_files;
   try {
     return graph::parse_graph(m.json, files);
   } catch (const GraphError& e) {
@@ -52,7 +53,7 @@ graph::Graph load_model(const std::filesystem::path& file, const ModelOptions& o
   if (importer::is_onnx_path(file)) return load_onnx(file, opts, files_read);
   if (!opts.input_shapes.empty())
     throw UserError("--input-shape applies to ONNX models (.onnx) only");
-  return graph::load_graph(file, files_read);
+  return graph::load_graph(file, files_read, opts.allow_outside_files);
 }
 
 }  // namespace stax::driver

@@ -58,6 +58,34 @@ void store(Tensor& t, int64_t i, const Scalar& v) {
   }
 }
 
+// True when `path`, symbolic links followed, lies inside the folder `dir`.
+bool inside_folder(const std::filesystem::path& dir, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path d = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) return false;
+  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return false;
+  auto [end_d, end_p] = std::mismatch(d.begin(), d.end(), p.begin(), p.end());
+  (void)end_p;
+  // Only the trailing empty element of "dir/" may be left over on the folder's side.
+  return end_d == d.end() || (std::next(end_d) == d.end() && end_d->empty());
+}
+
+// ConstantFiles: a name read from disk is relative and stays inside the model's folder.
+void check_file_place(const Site& s, const std::string& name, const ConstantFiles& files) {
+  if (files.allow_outside) return;
+  std::filesystem::path rel(name);
+  std::string why;
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
+    why = "is an absolute path";
+  else if (!inside_folder(files.base_dir, files.base_dir / rel))
+    why = "leads outside the model's folder";
+  if (!why.empty())
+    s.fail(".file", "constant file '" + printable(name) + "' " + why +
+                        "; a model may only read files inside its own folder "
+                        "(--allow-outside-files allows it for a trusted model)");
+}
+
 // The bytes of a `file` constant: the constant's size from byte `offset` on (the file may hold
 // more, as a weights file shared by many constants does). A file `files` holds in memory is read
 // from there, any other from `files.base_dir`.
@@ -66,6 +94,7 @@ Tensor read_file(const Site& s, const std::string& name, int64_t offset, DType d
   if (name.find('\0') != std::string::npos) s.fail(".file", "the file name contains a NUL byte");
   auto held = files.memory.find(name);
   bool in_memory = held != files.memory.end();
+  if (!in_memory) check_file_place(s, name, files);
   std::filesystem::path path = files.base_dir / name;
   std::string shown = printable(in_memory ? name : path.string());
   std::error_code ec;

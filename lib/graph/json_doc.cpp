@@ -187,7 +187,7 @@ class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
       top.node->items.push_back(std::move(j));
       return &top.node->items.back();
     }
-    top.node->members.emplace_back(top.pending_key, std::move(j));
+    top.node->members.push_back(Json::Member{top.pending_key, std::move(j)});
     return &top.node->members.back().second;
   }
 

@@ -13,6 +13,7 @@
 namespace stax::graph::detail {
 
 struct Json {
+  struct Member;  // a key and its value (defined below: Json is complete there)
   enum class Kind : unsigned char { Null, Bool, Int, Float, String, Array, Object };
   Kind kind = Kind::Null;
   bool b = false;
@@ -22,7 +23,7 @@ struct Json {
   bool integer_token = false;
   std::string text;     // String: the value; Int/Float: the literal as written
   std::vector<Json> items;                           // Array
-  std::vector<std::pair<std::string, Json>> members; // Object, in document order, keys unique
+  std::vector<Member> members;  // Object, in document order, keys unique
 
   bool is_null() const { return kind == Kind::Null; }
   bool is_bool() const { return kind == Kind::Bool; }
@@ -33,6 +34,13 @@ struct Json {
   bool is_object() const { return kind == Kind::Object; }
   // Object member, or nullptr when absent (or not an object).
   const Json* find(std::string_view key) const;
+};
+
+// Not std::pair<std::string, Json>: a pair of a type still incomplete inside its own definition is
+// undefined (libstdc++ rejects it under clang), a vector of a declared struct is not.
+struct Json::Member {
+  std::string first;
+  Json second;
 };
 
 // User text made safe for a one-line message: control characters and DEL become \n, \r, \t

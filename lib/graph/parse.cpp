@@ -219,7 +219,8 @@ Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_
 
 std::string graph_name_problem(std::string_view name) { return detail::graph_name_problem(name); }
 
-Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read) {
+Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read,
+                 bool allow_outside_files) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw UserError("cannot read graph file '" + detail::printable(file.string()) +
@@ -233,6 +234,7 @@ Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem:
   files.base_dir = file.parent_path();
   if (files.base_dir.empty()) files.base_dir = ".";
   files.read = files_read;
+  files.allow_outside = allow_outside_files;
   return parse_graph(text.str(), files);
 }
 

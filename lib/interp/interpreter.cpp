@@ -283,6 +283,26 @@ std::vector<std::size_t> last_uses(const graph::Graph& g) {
   return last;
 }
 
+// The most bytes the evaluation below holds at once: inputs, constants and the values alive
+// after each node (as it releases them), saturating.
+uint64_t peak_bytes(const graph::Graph& g, const std::vector<std::size_t>& last, const std::vector<bool>& is_output) {
+  auto bytes = [&](std::size_t i) {
+    const Value& v = g.values[i];
+    return static_cast<uint64_t>(v.numel()) * dtype_size(v.dtype);  // < 2^63: checked by the front end
+  };
+  uint64_t live = 0, peak = 0;
+  for (std::size_t i = 0; i < g.values.size(); ++i) {
+    live = add_saturating(live, bytes(i));
+    peak = std::max(peak, live);
+    if (g.values[i].kind != graph::ValueKind::Node) continue;
+    for (const graph::Arg& a : g.values[i].args)
+      if (a.is_value() && last[static_cast<std::size_t>(a.value)] == i && g.values[static_cast<std::size_t>(a.value)].kind == graph::ValueKind::Node &&
+          !is_output[static_cast<std::size_t>(a.value)] && live != UINT64_MAX)
+        live -= bytes(static_cast<std::size_t>(a.value));
+  }
+  return peak;
+}
+
 }  // namespace
 
 std::vector<Tensor> interpret(const graph::Graph& g, const std::vector<Tensor>& inputs) {
@@ -296,6 +316,7 @@ std::vector<Tensor> interpret(const graph::Graph& g, const std::vector<Tensor>& 
   std::vector<bool> is_output(count, false);
   for (graph::ValueId id : g.outputs) is_output.at(static_cast<std::size_t>(id)) = true;
   const std::vector<std::size_t> last = last_uses(g);
+  check_memory_available(peak_bytes(g, last, is_output), "interpreting graph '" + g.name + "'");
 
   const detail::Context ctx{g, values};
   for (std::size_t i = 0; i < count; ++i) {

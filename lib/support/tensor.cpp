@@ -1,5 +1,7 @@
 #include "stax/support/tensor.h"
 
+#include <unistd.h>
+
 #include <cmath>
 
 #include "stax/support/error.h"
@@ -82,5 +84,18 @@ void Tensor::set_int(int64_t i, int64_t v) {
 }
 
 void Tensor::set_bool(int64_t i, bool v) { set_int(i, v ? 1 : 0); }
+
+uint64_t physical_memory_bytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+void check_memory_available(uint64_t bytes, const std::string& what) {
+  const uint64_t machine = physical_memory_bytes();
+  if (machine == 0 || bytes <= machine) return;
+  throw UserError(what + " needs " + (bytes == UINT64_MAX ? std::string("more than 2^64") : std::to_string(bytes)) +
+                  " bytes of memory at once, more than this machine has (" + std::to_string(machine) + " bytes)");
+}
 
 }  // namespace stax

@@ -71,7 +71,9 @@ TEST_F(StaxcTest, ImportWeightsElsewhere) {
   ProcessResult r = staxc({"import", path("mlp.onnx"), "-o", path("g/m.json"), "--weights", path("w/m.bin")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(slurp(dir_ / "g/m.json"), R"("file": "../w/m.bin")"));
-  EXPECT_EQ(staxc({"validate", path("g/m.json")}).status, 0);
+  // Outside the document's folder: read only when allowed (docs/cli.md).
+  EXPECT_EQ(staxc({"validate", path("g/m.json")}).status, 2);
+  EXPECT_EQ(staxc({"validate", path("g/m.json"), "--allow-outside-files"}).status, 0);
 }
 
 // Every command takes the .onnx itself, imported in memory; nothing but their own files written.

@@ -13,6 +13,9 @@ namespace stax::driver {
 struct ModelOptions {
   // --input-shape NAME=DIMS (an ONNX model's symbolic input dims; docs/onnx.md).
   std::vector<std::string> input_shapes;
+  // --allow-outside-files: constant files may lie outside the model's folder
+  // (graph::ConstantFiles::allow_outside says why they may not by default).
+  bool allow_outside_files = false;
 };
 
 // load_graph, after checking that `file` exists and is a readable regular file (a UserError

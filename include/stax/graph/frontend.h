@@ -14,22 +14,29 @@
 
 namespace stax::graph {
 
-// Reads and validates a graph file; constant `file`s are resolved relative to its folder.
+// Reads and validates a graph file; constant `file`s are resolved relative to its folder and
+// must lie inside it unless `allow_outside_files` (ConstantFiles::allow_outside).
 // A file that cannot be read is a UserError (an I/O error), not a GraphError. Errors inside an
 // inline node name the named node that contains it and the inline node's op and path.
 // `files_read`, when given, receives the path of every constant file read from disk (for a
 // depfile), once each, in the order first read.
-Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read = nullptr);
+Graph load_graph(const std::filesystem::path& file, std::vector<std::filesystem::path>* files_read = nullptr,
+                 bool allow_outside_files = false);
 // Same, from text; `base_dir` resolves constant `file`s.
 Graph parse_graph(std::string_view json_text, const std::filesystem::path& base_dir = ".");
 
 // Where constants' `file`s are read: files held in memory under the name a graph gives them
 // (an imported model's weights, which a command need not write to disk), then the folder
 // `base_dir` for any other name.
+// A name read from disk must be relative and lead, symbolic links followed, to a file inside
+// `base_dir`: a model is data, and compiling it must not read (and bake into generated code)
+// arbitrary files of the machine that compiles it, such as /etc/shadow or ../../.ssh/id_rsa.
+// `allow_outside` lifts the rule for models the user trusts (staxc --allow-outside-files).
 struct ConstantFiles {
   std::filesystem::path base_dir = ".";
   std::map<std::string, std::string, std::less<>> memory;
   std::vector<std::filesystem::path>* read = nullptr;  // receives each file read from disk, once
+  bool allow_outside = false;
 };
 Graph parse_graph(std::string_view json_text, const ConstantFiles& files);
 

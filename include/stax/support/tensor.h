@@ -18,6 +18,15 @@ int64_t shape_numel(const Shape& shape);
 // "[64, 128]"
 std::string shape_str(const Shape& shape);
 
+// Bytes of physical memory of this machine (0 when the system does not say).
+uint64_t physical_memory_bytes();
+// Throws UserError when `bytes`, what `what` needs at once ("interpreting graph 'g'"), is more
+// than this machine's physical memory: said before any of it is allocated, rather than failing
+// midway with std::bad_alloc or being killed by the system.
+void check_memory_available(uint64_t bytes, const std::string& what);
+// a + b, or UINT64_MAX when it overflows (sums of tensor sizes compared with a limit).
+inline uint64_t add_saturating(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
 class Tensor {
  public:
   Tensor() = default;
