@@ -112,6 +112,11 @@ class Builder {
         return d.buffer == r && d.kind != scheduler::DepKind::Weak;
       });
       if (!reads_r) continue;
+      // An indexed load (a StarDep) may read any element of R, after W wrote over it.
+      const bool whole = std::any_of(n.reads.begin(), n.reads.end(), [r](const scheduler::Dep& d) {
+        return d.buffer == r && d.kind == scheduler::DepKind::Star;
+      });
+      if (whole) return false;
       if (x > w) return false;  // would read R after W overwrote it
       if (kn.kind != scheduler::NodeKind::Pointwise && kn.kind != scheduler::NodeKind::Reduction) return false;
       for (const scheduler::Access& a : n.loads)

@@ -180,6 +180,24 @@ TEST(FromSchedule, KernelsAsStepsWithInPlaceAfterAMatmul) {
   EXPECT_EQ(plan.arena_size, 8u * 16u * 4u);  // h, then a in its place
 }
 
+// An indexed load may read any element of what it indexes: never written over in place (seed 592
+// of scripts/randgraph.sh: an index_select of a softmax's rows read rows already overwritten).
+TEST(FromSchedule, NoInPlaceOverWhatAnIndexedLoadReads) {
+  const ir::Program prog = lowered(R"({
+    "format": "stax-graph", "version": 1, "name": "t",
+    "inputs": [ {"name": "x", "dtype": "float32", "shape": [5, 3]}, {"name": "q", "dtype": "int64", "shape": [5]} ],
+    "nodes": [
+      {"name": "e", "op": "cumsum", "args": ["x"], "dim": 1},
+      {"name": "y", "op": "index_select", "args": ["e", "q"], "dim": 0}
+    ],
+    "outputs": ["y"]
+  })");
+  const scheduler::Schedule s = scheduler::schedule(prog);
+  const MemoryProblem p = problem_from_schedule(prog, s);
+  ASSERT_EQ(p.steps.size(), 2u);
+  for (const Step& st : p.steps) EXPECT_TRUE(st.inplace.empty()) << st.name;
+}
+
 TEST(FromSchedule, EverySample) {
   std::vector<std::filesystem::path> samples;
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STAX_SOURCE_DIR) / "samples"))
