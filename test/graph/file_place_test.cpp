@@ -93,7 +93,7 @@ TEST_F(FilePlace, LoadGraphResolvesAgainstTheModelsFolder) {
   fs::path model = root_ / "model" / "m.json";
   std::ofstream(model) << with_file("../outside.bin");
   EXPECT_THROW(load_graph(model), GraphError);
-  EXPECT_EQ(load_graph(model, true).values.at(0).data.get_int(0), 7);
+  EXPECT_EQ(load_graph(model, nullptr, true).values.at(0).data.get_int(0), 7);
 }
 
 }  // namespace
