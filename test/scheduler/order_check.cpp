@@ -108,6 +108,8 @@ class Simulator {
       if (k.loop_groups.empty()) {
         whole_kernel(k);
       } else {
+        // A GEMM's epilogue runs on its product's tiles, once the product (over all K) is there.
+        if (k.kind == KernelKind::Epilogue) extern_node(k.nodes.front());
         for_each_point(k.outer, [&](const std::vector<int64_t>& o) { outer_iteration(k, o); });
       }
       if (!error_.empty()) return "kernel " + k.name + ": " + error_;
@@ -144,12 +146,20 @@ class Simulator {
     return it->second;
   }
 
+  // An extern reads its operands whole and writes its buffer whole.
+  void extern_node(const KernelNode& n) {
+    for (ir::BufferId op : ir::extern_operands(p_[n.buffer]))
+      for (int64_t i = 0; i < p_[op].numel(); ++i) read(op, i, n.name);
+    std::vector<bool>& d = done_[static_cast<std::size_t>(n.buffer)];
+    d.assign(d.size(), true);
+  }
+
   void whole_kernel(const Kernel& k) {
     for (const KernelNode& n : k.nodes) {
       const ir::Buffer& b = p_[n.buffer];
       if (b.kind == ir::BufferKind::Extern) {
-        for (ir::BufferId op : {b.matmul.a.buffer, b.matmul.b.buffer})
-          for (int64_t i = 0; i < p_[op].numel(); ++i) read(op, i, n.name);
+        extern_node(n);
+        continue;
       } else {  // a scan reads, over the whole domain, what its body loads
         std::vector<int64_t> sizes(b.shape.begin(), b.shape.end());
         for_each_point(sizes, [&](const std::vector<int64_t>& pt) {

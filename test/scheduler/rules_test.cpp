@@ -276,14 +276,17 @@ TEST(DependenceDistance, CanonicalAccessesKeepTheOuterLoops) {
 // ---- Proposition 7.1 ----------------------------------------------------------------------------
 
 TEST(Cycle, PathThroughAThirdNodeIsRefused) {
-  // a (row sums) -> c (a matmul, its own kernel) -> b; a and b share x and a's output, are
-  // compatible, but merging them would close a -> c -> ab.
+  // a (row sums) -> c (a matmul, its own kernel: no epilogue) -> b; a and b share x and a's
+  // output, are compatible, but merging them would close a -> c -> ab.
+  FusionOptions no_epilogues;
+  no_epilogues.epilogues = false;
   testing::Scheduled r = run(parse(
       R"([{"name": "x", "dtype": "float32", "shape": [64, 128]}, {"name": "o", "dtype": "float32", "shape": [1, 128]}])",
       R"([{"name": "a", "op": "sum", "args": ["x"], "dim": -1, "keepdim": true},
           {"name": "c", "op": "matmul", "args": ["a", "o"]},
           {"name": "b", "op": "add", "args": [{"op": "div", "args": ["x", "a"]}, "c"]}])",
-      R"(["b"])"));
+      R"(["b"])"),
+      no_epilogues);
   EXPECT_EQ(kernel_names(r.schedule), (std::vector<std::string>{"op0", "op1", "op2"}));
   EXPECT_EQ(refusals(r.schedule, Refusal::Cycle), 1);  // round 1 fuses nothing: the last one
   EXPECT_NE(r.log.find("cannot fuse op0 with op2 (cycle): the merge would close a cycle (Proposition 7.1)"),
