@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "stax/driver/compile.h"
 #include "stax/driver/process.h"
 #include "stax/support/error.h"
 
@@ -66,16 +67,23 @@ fs::path current_executable() {
 }
 
 void write_outputs(const codegen::GeneratedCode& code, const OutputFiles& files, const std::vector<fs::path>& inputs) {
+  if (files.source == "-" && !code.weights.empty())
+    throw UserError("the model has constants too large to print as literals (" + std::to_string(code.weights.size()) +
+                    " bytes go into FILE.cpp" + codegen::kWeightsSuffix +
+                    " beside the source): write the source to a file with -o FILE.cpp, or raise "
+                    "--weights-threshold above the largest constant");
   std::string depfile;
   if (!files.depfile.empty()) {
     if (files.source == "-") throw UserError("--depfile needs an output file: -o - writes to stdout");
     std::vector<fs::path> targets{files.source};
+    if (!code.weights.empty()) targets.push_back(weights_path(files.source));
     if (!files.header.empty()) targets.push_back(files.header);
     std::vector<fs::path> deps = inputs;
     deps.push_back(current_executable());
     depfile = make_depfile(targets, deps);
   }
   std::vector<std::pair<fs::path, const std::string*>> out;
+  if (!code.weights.empty() && files.source != "-") out.emplace_back(weights_path(files.source), &code.weights);
   if (!files.header.empty()) out.emplace_back(files.header, &code.header);
   if (files.source != "-") out.emplace_back(files.source, &code.source);
   // The depfile last: a build that sees it sees the files it names as targets.
@@ -122,6 +130,12 @@ std::vector<StaleFile> check_outputs(const codegen::GeneratedCode& code, const O
     }
     std::string on_disk = read_file(path);
     if (on_disk != *text) stale.push_back({path, describe_difference(path, on_disk, *text)});
+  }
+  // The weights file: raw bytes, compared whole.
+  if (!code.weights.empty()) {
+    const fs::path w = weights_path(files.source);
+    if (!file_exists(w)) stale.push_back({w, w.string() + ": missing (staxc would write " + std::to_string(code.weights.size()) + " bytes)\n"});
+    else if (read_file(w) != code.weights) stale.push_back({w, w.string() + ": the weights differ\n"});
   }
   return stale;
 }

@@ -291,14 +291,19 @@ uint64_t peak_bytes(const graph::Graph& g, const std::vector<std::size_t>& last,
     return static_cast<uint64_t>(v.numel()) * dtype_size(v.dtype);  // < 2^63: checked by the front end
   };
   uint64_t live = 0, peak = 0;
+  std::vector<bool> freed(g.values.size(), false);  // a value given twice to its last user is freed once
   for (std::size_t i = 0; i < g.values.size(); ++i) {
     live = add_saturating(live, bytes(i));
     peak = std::max(peak, live);
     if (g.values[i].kind != graph::ValueKind::Node) continue;
-    for (const graph::Arg& a : g.values[i].args)
-      if (a.is_value() && last[static_cast<std::size_t>(a.value)] == i && g.values[static_cast<std::size_t>(a.value)].kind == graph::ValueKind::Node &&
-          !is_output[static_cast<std::size_t>(a.value)] && live != UINT64_MAX)
-        live -= bytes(static_cast<std::size_t>(a.value));
+    for (const graph::Arg& a : g.values[i].args) {
+      if (!a.is_value()) continue;
+      const std::size_t v = static_cast<std::size_t>(a.value);
+      if (last[v] == i && g.values[v].kind == graph::ValueKind::Node && !is_output[v] && !freed[v] && live != UINT64_MAX) {
+        live -= bytes(v);
+        freed[v] = true;
+      }
+    }
   }
   return peak;
 }
