@@ -60,9 +60,10 @@ void matmul_call(const ir::Buffer& b, const kernelplan::KernelPlan& plan, const 
            "a_batch_strides, " + as + bb + "b_batch_strides, " + bs + c_name + ", " + mnk + ep + ");");
 }
 
-// stax_rt::matmul runs the GEMM on IsaNative, which may be any set of the table.
-std::vector<std::string> gemm_sections() {
-  std::vector<std::string> s{"matmul"};
+// The runtime sections of an extern entry ("matmul" or "conv"): both run the GEMM on IsaNative,
+// which may be any set of the table.
+std::vector<std::string> gemm_sections(const std::string& entry) {
+  std::vector<std::string> s{entry};
   for (const IsaRecord& r : isa_table()) s.push_back(r.section());
   return s;
 }
@@ -122,13 +123,9 @@ std::string packed_name(const std::vector<std::string>& names, BufferId id, cons
 KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
                        const std::string& function, const std::vector<std::string>& names,
                        std::set<std::string>& sections) {
-  if (b.extern_op == ir::ExternOp::Conv) {
-    // stax_rt::conv runs on IsaNative, which may be any set of the table.
-    sections.insert("conv");
-    for (const IsaRecord& r : isa_table()) sections.insert(r.section());
-    return emit_conv(p, b, plan, function, names);
-  }
-  for (const std::string& section : gemm_sections()) sections.insert(section);
+  const bool conv = b.extern_op == ir::ExternOp::Conv;
+  for (const std::string& section : gemm_sections(conv ? "conv" : "matmul")) sections.insert(section);
+  if (conv) return emit_conv(p, b, plan, function, names);
   KernelCode k;
   k.function = function;
   k.params = plan.params;
@@ -149,7 +146,7 @@ void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, Code
   const std::string T = cxx_type(b.dtype);
   const std::string xi = "x" + std::to_string(batch), xj = "x" + std::to_string(batch + 1);
   const std::vector<int> node{plan.epilogue};
-  for (const std::string& section : gemm_sections()) e.need(section);
+  for (const std::string& section : gemm_sections("matmul")) e.need(section);
   loops.line("// " + shape_comment(mm) + "; the epilogue computes " + e.name(e.k.nodes.back().buffer) +
              " on each tile of the product, in place (" + plan.epilogue_reason + ")");
   std::string head = "const auto epilogue = [&](";
