@@ -1,8 +1,9 @@
 // Externs: a matrix product over whole buffers through the runtime's GEMM (which divides its
 // blocks among the threads itself): one call, batched over broadcast batch dims, and with an
 // epilogue when the kernel has one (scheduler::KernelKind::Epilogue): a lambda the GEMM runs on
-// each tile of the product once it is final, computing the pointwise node in place. A convolution: one
-// runtime call (stax_conv.h).
+// each tile of the product once it is final, computing the pointwise node in place. A
+// convolution: one runtime call (stax_conv.h), with an epilogue the same way on each block of
+// output channels x output positions.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -79,22 +80,21 @@ std::string ints_text(std::initializer_list<int64_t> xs) {
   return s;
 }
 
-// A convolution: its shape as a constant of the function, the weights packed once for the
-// process when they are a constant (conv_pack_weights), one call of stax_rt::conv.
-KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
-                     const std::string& function, const std::vector<std::string>& names) {
+std::string conv_comment(const ir::Conv& c) {
+  return "input [" + ints_text({c.n, c.c, c.h, c.w}) + "], weight [" + ints_text({c.cout, c.c / c.groups, c.kh, c.kw}) +
+         "], stride " + ints_text({c.sh, c.sw}) + ", padding " + ints_text({c.ph, c.pw}) + ", dilation " +
+         ints_text({c.dh, c.dw}) + ", groups " + std::to_string(c.groups);
+}
+
+// A convolution's call into `out_name`, `epilogue` ("" for none) its last argument: its shape as
+// a constant of the function, the weights packed once for the process when they are a constant
+// (conv_pack_weights), one call of stax_rt::conv.
+void conv_call(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
+               const std::vector<std::string>& names, const std::string& out_name, const std::string& epilogue,
+               CodeWriter& out) {
   const ir::Conv& c = b.conv;
-  KernelCode k;
-  k.function = function;
-  k.params = plan.params;
   const std::string T = cxx_type(b.dtype);
   auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
-  CodeWriter out;
-  out.line(buffer_comment(b) + " (input [" + ints_text({c.n, c.c, c.h, c.w}) + "], weight [" +
-           ints_text({c.cout, c.c / c.groups, c.kh, c.kw}) + "], stride " + ints_text({c.sh, c.sw}) + ", padding " +
-           ints_text({c.ph, c.pw}) + ", dilation " + ints_text({c.dh, c.dw}) + ", groups " + std::to_string(c.groups) +
-           ")");
-  out.open(signature_text(p, plan, function, names));
   out.line("// n, c, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, direct loops (kernel plan)");
   out.line("static constexpr stax_rt::ConvShape shape{" +
            ints_text({c.n, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.oh, c.ow, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups,
@@ -108,10 +108,66 @@ KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan
     packed = "packed";
   }
   out.line("stax_rt::conv<" + T + ">(shape, " + name(c.input) + ", " + name(c.weight) + ", " + packed + ", " +
-           (c.bias >= 0 ? name(c.bias) : std::string("nullptr")) + ", " + name(b.id) + ");");
+           (c.bias >= 0 ? name(c.bias) : std::string("nullptr")) + ", " + out_name +
+           (epilogue.empty() ? "" : ", " + epilogue) + ");");
+}
+
+KernelCode emit_conv(const ir::Program& p, const ir::Buffer& b, const kernelplan::KernelPlan& plan,
+                     const std::string& function, const std::vector<std::string>& names) {
+  KernelCode k;
+  k.function = function;
+  k.params = plan.params;
+  CodeWriter out;
+  out.line(buffer_comment(b) + " (" + conv_comment(b.conv) + ")");
+  out.open(signature_text(p, plan, function, names));
+  conv_call(p, b, plan, names, names[static_cast<std::size_t>(b.id)], "", out);
   out.close();
   k.text = out.str();
   return k;
+}
+
+// The epilogue's loops over one tile row: the vector loop along `var` from `begin` to `end` with a
+// scalar remainder, or one scalar loop.
+void epilogue_row(KernelEmitter& e, const std::string& var, const std::string& begin, const std::string& end,
+                  CodeWriter& loops) {
+  const std::vector<int> node{e.plan.epilogue};
+  if (e.plan.vector_var) {
+    const ir::Var v = *e.plan.vector_var;
+    e.strip_mined(
+        loops, var, begin, end, [&](CodeWriter& w) { e.pointwise_nodes(node, w, &v); },
+        [&](CodeWriter& w) { e.pointwise_nodes(node, w, nullptr); });
+    return;
+  }
+  loops.open("for (int64_t " + var + " = " + begin + "; " + var + " < " + end + "; ++" + var + ")");
+  e.pointwise_nodes(node, loops, nullptr);
+  loops.close();
+}
+
+// A convolution's epilogue: ep(image, i0, i1, j0, j1, c, ldc) on output channels [i0, i1) x output
+// positions [j0, j1) of one image; over [n, cout, oh, ow] the positions run along the output rows
+// they cross, each row's segment one tile row of the epilogue.
+void emit_conv_epilogue(KernelEmitter& e, const ir::Buffer& b, const std::vector<std::string>& names,
+                        CodeWriter& loops) {
+  const std::string T = cxx_type(b.dtype);
+  const std::size_t rank = b.shape.size();
+  loops.line("// " + conv_comment(b.conv) + "; the epilogue computes " + e.name(e.k.nodes.back().buffer) +
+             " on each block of output channels x positions, in place (" + e.plan.epilogue_reason + ")");
+  loops.open("const auto epilogue = [&](int64_t x0, int64_t i0, int64_t i1, int64_t j0, int64_t j1, " + T +
+             "*, int64_t)");
+  loops.open("for (int64_t x1 = i0; x1 < i1; ++x1)");
+  if (rank == 3) {
+    epilogue_row(e, "x2", "j0", "j1", loops);
+  } else {
+    const std::string ow = std::to_string(b.conv.ow);
+    loops.open("for (int64_t x2 = j0 / " + ow + "; x2 * " + ow + " < j1; ++x2)");
+    loops.line("const int64_t row = x2 * " + ow + ";");
+    loops.line("const int64_t lo = j0 > row ? j0 - row : 0, hi = j1 - row < " + ow + " ? j1 - row : " + ow + ";");
+    epilogue_row(e, "x3", "lo", "hi", loops);
+    loops.close();
+  }
+  loops.close();
+  loops.close(";");
+  conv_call(e.p, b, e.plan, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);
 }
 
 }  // namespace
@@ -141,11 +197,14 @@ KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelpl
 void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, CodeWriter& loops) {
   const kernelplan::KernelPlan& plan = e.plan;
   const ir::Buffer& b = e.p[e.k.nodes.front().buffer];
+  if (b.extern_op == ir::ExternOp::Conv) {
+    for (const std::string& section : gemm_sections("conv")) e.need(section);
+    return emit_conv_epilogue(e, b, names, loops);
+  }
   const ir::Matmul& mm = b.matmul;
   const std::size_t batch = mm.batch.size();
   const std::string T = cxx_type(b.dtype);
   const std::string xi = "x" + std::to_string(batch), xj = "x" + std::to_string(batch + 1);
-  const std::vector<int> node{plan.epilogue};
   for (const std::string& section : gemm_sections("matmul")) e.need(section);
   loops.line("// " + shape_comment(mm) + "; the epilogue computes " + e.name(e.k.nodes.back().buffer) +
              " on each tile of the product, in place (" + plan.epilogue_reason + ")");
@@ -163,16 +222,7 @@ void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, Code
     inner *= mm.batch[d];
   }
   loops.open("for (int64_t " + xi + " = i0; " + xi + " < i1; ++" + xi + ")");
-  if (plan.vector_var) {
-    const ir::Var var = *plan.vector_var;
-    e.strip_mined(
-        loops, xj, "j0", "j1", [&](CodeWriter& w) { e.pointwise_nodes(node, w, &var); },
-        [&](CodeWriter& w) { e.pointwise_nodes(node, w, nullptr); });
-  } else {
-    loops.open("for (int64_t " + xj + " = j0; " + xj + " < j1; ++" + xj + ")");
-    e.pointwise_nodes(node, loops, nullptr);
-    loops.close();
-  }
+  epilogue_row(e, xj, "j0", "j1", loops);
   loops.close();
   loops.close(";");
   matmul_call(b, plan, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);

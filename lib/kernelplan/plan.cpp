@@ -146,28 +146,27 @@ void loop_params(const KernelContext& c, const Places& places, KernelPlan& kp) {
   record_uses(places, own, kp);
 }
 
-// A matmul with its epilogue: parameters the operands, the epilogue's other reads, its buffer;
-// the epilogue's loop over a tile row in lanes when it reads and stores contiguously along it.
+// A matmul or a convolution with its epilogue: parameters the operands, the epilogue's other
+// reads, its buffer; the epilogue's loop over a tile row in lanes when it reads and stores
+// contiguously along the last dim (a convolution's tile rows run along output rows).
 KernelPlan plan_epilogue(const KernelContext& c, const Places& places) {
-  const ir::Buffer& mm = c.p[c.k.nodes.front().buffer];
+  const ir::Buffer& ext = c.p[c.k.nodes.front().buffer];
   KernelPlan kp;
-  kp.form = Form::Extern;
-  kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers, with an epilogue on each tile";
-  kp.parallel_reason = "the GEMM divides its blocks among the threads itself; the epilogue runs on its tiles";
+  plan_extern(ext, kp);
+  kp.form_reason += ", with an epilogue on each tile";
+  kp.parallel_reason += "; the epilogue runs on its tiles";
   kp.epilogue = static_cast<int>(c.k.nodes.size()) - 1;
-  add_unique(kp.params, mm.matmul.a.buffer);
-  add_unique(kp.params, mm.matmul.b.buffer);
   const BufferId out = c.k.nodes.back().buffer;
   for (const ir::LoadRef& l : ir::collect_loads(c.p[out].body))
-    if (l.buffer != mm.id) add_unique(kp.params, l.buffer);
+    if (l.buffer != ext.id) add_unique(kp.params, l.buffer);
   kp.params.push_back(out);
   record_uses(places, kp.params, kp);
-  record_uses(places, {mm.id}, kp);
-  const ir::Var v = ir::xvar(static_cast<int32_t>(mm.shape.size() - 1));
-  const std::string why = detail::why_not_vector(c, {kp.epilogue}, v, mm.shape.back());
+  record_uses(places, {ext.id}, kp);
+  const ir::Var v = ir::xvar(static_cast<int32_t>(ext.shape.size() - 1));
+  const std::string why = detail::why_not_vector(c, {kp.epilogue}, v, ext.shape.back());
   if (why.empty()) {
     kp.vector_var = v;
-    kp.vector_trip = mm.shape.back();
+    kp.vector_trip = ext.shape.back();
     kp.epilogue_reason = "each tile row in lanes along " + ir::var_name(v) + ", a scalar remainder";
   } else {
     kp.epilogue_reason = "each tile element by element: " + why;

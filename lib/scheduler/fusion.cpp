@@ -420,13 +420,15 @@ FusionDecision Fuser::can_fuse(int a, int b) const {
   return d;
 }
 
-// A matmul's epilogue (KernelKind::Epilogue), in the way Inductor's C++ GEMM template takes its
-// epilogue nodes: the GEMM calls it on each tile of the product once the tile is final, so the
-// product never makes a round trip through memory by itself. Legal when the pointwise node is
-// the product's only reader and reads it only at the element it writes (a tile's epilogue sees
-// that tile alone), the product is no graph output, and both have one floating-point dtype and
-// shape [batch..., M, N] (the epilogue rewrites the tile in place); the node cannot fail (the
-// GEMM has no error path). Ranked with same-kind pairs (type 1), by the bytes of the product.
+// A matmul's or a convolution's epilogue (KernelKind::Epilogue), in the way Inductor's C++ GEMM
+// template takes its epilogue nodes: the GEMM calls it on each tile of the product once the
+// tile is final, so the product never makes a round trip through memory by itself. Legal when
+// the pointwise node is the product's only reader and reads it only at the element it writes (a
+// tile's epilogue sees that tile alone), the product is no graph output, and both have one
+// floating-point dtype and the product's shape ([batch..., M, N]; a convolution's [N, C, ...],
+// its tiles blocks of channels x output positions) (the epilogue rewrites the tile in place);
+// the node cannot fail (the GEMM has no error path). Ranked with same-kind pairs (type 1), by
+// the bytes of the product.
 std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const FusedNode& B) const {
   const bool ae = A.kind == KernelKind::Extern && B.kind == KernelKind::Pointwise;
   const bool be = B.kind == KernelKind::Extern && A.kind == KernelKind::Pointwise;
@@ -438,18 +440,19 @@ std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const
   const ir::Buffer& qb = p_[g_.nodes[static_cast<std::size_t>(qn)].buffer];
   FusionDecision d;
   d.refusal = Refusal::Extern;
+  const bool conv = eb.extern_op == ir::ExternOp::Conv;
   auto refuse = [&](const std::string& why) {
-    d.reason = E.name + " is an extern kernel (matmul); " + Q.name + " is no epilogue of it: " + why;
+    d.reason = E.name + " is an extern kernel (" + (conv ? "conv" : "matmul") + "); " + Q.name +
+               " is no epilogue of it: " + why;
     return d;
   };
   if (!opts_.epilogues) return refuse("epilogues are off (the chapter's rules)");
-  if (eb.extern_op != ir::ExternOp::Matmul) return refuse("epilogues run on matrix products");
   const std::vector<int>& readers = readers_[static_cast<std::size_t>(eb.id)];
   if (readers.size() != 1 || readers.front() != qn) return refuse("it is not the product's only reader");
   if (is_output_[static_cast<std::size_t>(eb.id)]) return refuse("the product is a graph output");
   if (!is_floating(eb.dtype) || qb.dtype != eb.dtype) return refuse("the GEMM's epilogue keeps one floating-point dtype");
-  if (qb.shape != eb.shape || eb.shape.size() != eb.matmul.batch.size() + 2)
-    return refuse("its shape is not the product's [batch..., M, N]");
+  if (qb.shape != eb.shape || (!conv && eb.shape.size() != eb.matmul.batch.size() + 2))
+    return refuse(conv ? "its shape is not the convolution's output" : "its shape is not the product's [batch..., M, N]");
   if (ir::may_fail(qb.body)) return refuse("it may fail, and the GEMM has no error path");
   for (const ir::LoadRef& l : ir::collect_loads(qb.body))
     if (l.buffer == eb.id && !(l.index == qb.write_index()))
@@ -462,7 +465,7 @@ std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const
   d.score.bytes = 2 * static_cast<uint64_t>(eb.numel()) * dtype_size(eb.dtype);
   d.score.buffers = 1;
   d.score.distance = std::abs(Q.min_order - E.max_order);
-  d.reason = "GEMM_EPILOGUE: " + Q.name + " runs on each tile of " + E.name + "'s product";
+  d.reason = "GEMM_EPILOGUE: " + Q.name + " runs on each tile of " + E.name + (conv ? "'s convolution" : "'s product");
   return d;
 }
 

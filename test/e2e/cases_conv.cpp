@@ -195,6 +195,55 @@ void batch_norm_fold_cases(Table& t) {
       .tolerance = tol(10, wm_sum);
 }
 
+// Pointwise work on a convolution's output fused as its epilogue (scheduler's GEMM_EPILOGUE):
+// activations, a residual add read at the element written, a per-channel scale, on the GEMM's
+// tiles (blocks of channels x positions crossing output rows, ragged at both ends) and on the
+// direct loops' planes; conv1d; float64; a batch of images. Tolerance: the product's bound plus
+// the residual's magnitude's rounding.
+void epilogue_cases(Table& t) {
+  auto conv_tol = [](DType d, int64_t per, double extra) {
+    return [=](const Inputs& in) {
+      return matmul_tolerance(d, per + 2, max_abs(in[0]) * max_row_abs_sum(values(in[1]), per) + extra +
+                                              (in.size() > 2 ? max_abs(in[2]) : 0.0));
+    };
+  };
+  t.add("conv2d epilogue: residual add then relu (ResNet block)",
+        {input("x", "float32", "[2, 16, 13, 11]"), input("w", "float32", "[16, 16, 3, 3]"), input("r", "float32", "[2, 16, 13, 11]")},
+        {node("y", "relu", R"([{"op": "add", "args": [{"op": "conv2d", "args": ["x", "w"], "padding": 1}, "r"]}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 144, 0.0);
+  t.add("conv2d epilogue: hardswish over 7x7 rows (a tile crosses many rows)",
+        {input("x", "float32", "[1, 40, 7, 7]"), input("w", "float32", "[72, 40, 1, 1]")},
+        {node("y", "hardswish", R"([{"op": "conv2d", "args": ["x", "w"]}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 40, 0.0);
+  t.add("conv2d epilogue: clamp (relu6) after stride 2, 37 wide",
+        {input("x", "float32", "[1, 8, 20, 74]"), input("w", "float32", "[24, 8, 3, 3]"), input("b", "float32", "[24]")},
+        {node("y", "clamp", R"([{"op": "conv2d", "args": ["x", "w", "b"], "stride": 2, "padding": 1}])", R"("min": 0, "max": 6)")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 72, 0.0);
+  t.add("conv2d epilogue: depthwise (direct loops) then silu",
+        {input("x", "float32", "[2, 12, 15, 16]"), input("w", "float32", "[12, 1, 3, 3]")},
+        {node("y", "silu", R"([{"op": "conv2d", "args": ["x", "w"], "padding": 1, "groups": 12}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 9, 0.0);
+  t.add("conv2d epilogue: per-channel scale broadcast over positions",
+        {input("x", "float32", "[1, 6, 10, 9]"), input("w", "float32", "[10, 6, 3, 3]"), input("s", "float32", "[10, 1, 1]")},
+        {node("y", "mul", R"([{"op": "conv2d", "args": ["x", "w"]}, "s"])")}, {"y"})
+      .tolerance = [](const Inputs& in) {
+    return matmul_tolerance(DType::Float32, 56, max_abs(in[0]) * max_row_abs_sum(values(in[1]), 54) * (max_abs(in[2]) + 1.0));
+  };
+  t.add("conv1d epilogue: gelu",
+        {input("x", "float32", "[2, 5, 70]"), input("w", "float32", "[9, 5, 3]")},
+        {node("y", "gelu", R"([{"op": "conv1d", "args": ["x", "w"], "padding": 1}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 15, 0.0);
+  t.add("conv2d float64 epilogue: tanh",
+        {input("x", "float64", "[1, 4, 9, 10]"), input("w", "float64", "[6, 4, 3, 3]")},
+        {node("y", "tanh", R"([{"op": "conv2d", "args": ["x", "w"], "padding": 1}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float64, 36, 0.0);
+  // Large enough that the GEMM splits its tiles over both threads and blocks K.
+  t.add("conv2d epilogue: 64 channels 28x28, add then relu",
+        {input("x", "float32", "[1, 64, 28, 28]"), input("w", "float32", "[64, 64, 3, 3]"), input("r", "float32", "[1, 64, 28, 28]")},
+        {node("y", "relu", R"([{"op": "add", "args": ["r", {"op": "conv2d", "args": ["x", "w"], "padding": 1}]}])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 576, 0.0);
+}
+
 }  // namespace
 
 std::vector<Case> conv_cases() {
@@ -202,6 +251,7 @@ std::vector<Case> conv_cases() {
   runtime_weight_cases(t);
   constant_weight_cases(t);
   batch_norm_fold_cases(t);
+  epilogue_cases(t);
   return t.cases;
 }
 

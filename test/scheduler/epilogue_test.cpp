@@ -1,4 +1,4 @@
-// Epilogue fusion (KernelKind::Epilogue): a floating-point matmul takes the one pointwise node
+// Epilogue fusion (KernelKind::Epilogue): a floating-point matmul or convolution takes the one pointwise node
 // reading its product at the element it writes; every condition refused with its reason; the
 // chapter's rules and --no-fuse keep the extern alone; the kernel plan and the memory plan see
 // the product written into the epilogue's buffer.
@@ -117,6 +117,26 @@ TEST(Epilogue, BatchedProductTakesItsEpilogueOverItsOwnDims) {
   const Kernel& k = r.schedule.kernels[0];
   EXPECT_EQ(k.kind, KernelKind::Epilogue);
   EXPECT_EQ(k.outer, (std::vector<int64_t>{2, 3, 20, 24}));  // not merged into one loop
+}
+
+// A convolution takes its epilogue the same way (a ResNet block's residual add and relu), and
+// refuses pointwise work that reads its output elsewhere than the element written.
+TEST(Epilogue, AConvolutionTakesItsResidualAddAndRelu) {
+  const char* inputs = R"([{"name": "x", "dtype": "float32", "shape": [1, 8, 10, 10]},
+                           {"name": "w", "dtype": "float32", "shape": [8, 8, 3, 3]}])";
+  testing::Scheduled r = run(parse(inputs, R"([{"name": "c", "op": "conv2d", "args": ["x", "w"], "padding": 1},
+                                               {"name": "y", "op": "relu", "args": [{"op": "add", "args": ["c", "x"]}]}])",
+                                   R"(["y"])"));
+  ASSERT_EQ(r.schedule.kernels.size(), 1u) << r.log;
+  EXPECT_EQ(r.schedule.kernels[0].kind, KernelKind::Epilogue);
+  EXPECT_NE(r.log.find("GEMM_EPILOGUE: op1 runs on each tile of op0's convolution"), std::string::npos) << r.log;
+  const kernelplan::Locals locals = kernelplan::plan_locals(r.program, r.schedule);
+  EXPECT_EQ(locals.where[static_cast<std::size_t>(r.schedule.kernels[0].nodes[0].buffer)], kernelplan::Locality::Product);
+
+  testing::Scheduled flipped = run(parse(inputs, R"([{"name": "c", "op": "conv2d", "args": ["x", "w"], "padding": 1},
+      {"name": "y", "op": "exp", "args": [{"op": "transpose", "args": ["c"], "dim0": 2, "dim1": 3}]}])", R"(["y"])"));
+  EXPECT_EQ(flipped.schedule.kernels.size(), 2u) << flipped.log;
+  EXPECT_NE(flipped.log.find("(conv); op1 is no epilogue of it: it reads the product at"), std::string::npos) << flipped.log;
 }
 
 }  // namespace
