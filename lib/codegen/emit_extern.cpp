@@ -154,6 +154,7 @@ void emit_conv_epilogue(KernelEmitter& e, const ir::Buffer& b, const std::vector
              " on each block of output channels x positions, in place (" + e.plan.epilogue_reason + ")");
   loops.open("const auto epilogue = [&](int64_t x0, int64_t i0, int64_t i1, int64_t j0, int64_t j1, " + T +
              "*, int64_t)");
+  loops.line("(void)x0;");
   loops.open("for (int64_t x1 = i0; x1 < i1; ++x1)");
   if (rank == 3) {
     epilogue_row(e, "x2", "j0", "j1", loops);

@@ -454,8 +454,13 @@ std::optional<FusionDecision> Fuser::epilogue_decision(const FusedNode& A, const
   if (qb.shape != eb.shape || (!conv && eb.shape.size() != eb.matmul.batch.size() + 2))
     return refuse(conv ? "its shape is not the convolution's output" : "its shape is not the product's [batch..., M, N]");
   if (ir::may_fail(qb.body)) return refuse("it may fail, and the GEMM has no error path");
+  // Dims of size 1 index nothing (a batch of one image): compared with their variables at 0.
+  std::map<ir::Var, ir::Index> unit;
+  for (std::size_t d = 0; d < qb.shape.size(); ++d)
+    if (qb.shape[d] == 1) unit[ir::xvar(static_cast<int32_t>(d))] = ir::Index::constant(0);
+  const ir::Index written = ir::substitute(qb.write_index(), unit);
   for (const ir::LoadRef& l : ir::collect_loads(qb.body))
-    if (l.buffer == eb.id && !(l.index == qb.write_index()))
+    if (l.buffer == eb.id && !(ir::substitute(l.index, unit) == written))
       return refuse("it reads the product at " + ir::to_string(l.index) + ", not at the element it writes");
   d.ok = true;
   d.kind = KernelKind::Epilogue;
