@@ -88,6 +88,8 @@ void runtime_weight_cases(Table& t) {
     add_conv(t, "groups 3 (direct loops)", dt, {3, 6, 10, 10}, {9, 2, 3, 3}, R"("padding": 1, "groups": 3)", true);
     add_conv(t, "groups 2 of 8 channels (GEMM)", dt, {1, 16, 9, 9}, {12, 8, 3, 3}, R"("padding": 1, "groups": 2)", true);
     add_conv(t, "depthwise", dt, {2, 12, 15, 16}, {12, 1, 3, 3}, R"("padding": 1, "groups": 12)", true);
+    add_conv(t, "depthwise, dilation 2, strides 2 and 3", dt, {1, 6, 13, 18}, {6, 1, 3, 3},
+             R"("stride": [2, 3], "padding": [2, 1], "dilation": 2, "groups": 6)", true);
     add_conv(t, "depthwise x2 stride 2", dt, {1, 8, 15, 17}, {16, 1, 5, 5}, R"("stride": 2, "padding": 2, "groups": 8)", false);
     add_conv(t, "same, even kernel", dt, {1, 5, 8, 9}, {4, 5, 4, 2}, R"("padding": "same", "dilation": [1, 2])", true);
     add_conv(t, "valid", dt, {1, 2, 6, 5}, {7, 2, 3, 3}, R"("padding": "valid")", false);

@@ -416,9 +416,9 @@ TEST(Extern, MatmulIsItsOwnKernel) {
   EXPECT_EQ(to_string(r.schedule.nodes[0].reads[0], r.program), "StarDep('x')");
 }
 
-// A convolution reads its input, weight and bias whole (StarDeps) and runs on its own; the relu
-// before it is stored, the one after it a kernel of its own.
-TEST(Extern, ConvolutionIsItsOwnKernel) {
+// A convolution reads its input, weight and bias whole (StarDeps); the relu before it is stored,
+// the one after it its epilogue (one kernel with it).
+TEST(Extern, ConvolutionIsItsOwnKernelWithItsEpilogue) {
   testing::Scheduled r = run(parse(R"([{"name": "x", "dtype": "float32", "shape": [1, 2, 6, 6]},
                                        {"name": "w", "dtype": "float32", "shape": [4, 2, 3, 3]},
                                        {"name": "b", "dtype": "float32", "shape": [4]}])",
@@ -426,8 +426,8 @@ TEST(Extern, ConvolutionIsItsOwnKernel) {
                                        {"name": "c", "op": "conv2d", "args": ["r", "w", "b"], "padding": 1},
                                        {"name": "y", "op": "relu", "args": ["c"]}])",
                                    R"(["y"])"));
-  ASSERT_EQ(r.schedule.kernels.size(), 3u);
-  EXPECT_EQ(r.schedule.kernels[1].kind, KernelKind::Extern);
+  ASSERT_EQ(r.schedule.kernels.size(), 2u);
+  EXPECT_EQ(r.schedule.kernels[1].kind, KernelKind::Epilogue);
   const auto& conv = r.schedule.nodes[1];
   ASSERT_EQ(conv.reads.size(), 3u);
   EXPECT_EQ(to_string(conv.reads[0], r.program), "StarDep('buf3')");

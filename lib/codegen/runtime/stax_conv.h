@@ -47,11 +47,19 @@ struct ConvNoEpilogue {
 
 // ---- the patches: a block of them packed for the micro-kernels ----
 
-// dst[0:n] = src[t * step] for t < n.
-template <typename T, typename I> inline void conv_copy(const T* src, int64_t step, int64_t n, T* dst, int64_t width) {
-  if (step == 1) return gemm_copy_row<T, I>(src, n, dst, width);
-  for (int64_t t = 0; t < n; ++t) dst[t] = src[t * step];
-  for (int64_t t = n; t < width; ++t) dst[t] = T(0);
+// dst[t] = src[t * step] for t < n (step 1 and 2 as loops the compiler vectorizes).
+template <typename T> inline void conv_copy(const T* src, int64_t step, int64_t n, T* dst) {
+  if (step == 1) {
+    for (int64_t t = 0; t < n; ++t) dst[t] = src[t];
+  } else if (step == 2) {
+    for (int64_t t = 0; t < n; ++t) dst[t] = src[2 * t];
+  } else {
+    for (int64_t t = 0; t < n; ++t) dst[t] = src[t * step];
+  }
+}
+
+template <typename T> inline void conv_zero(T* dst, int64_t n) {
+  for (int64_t t = 0; t < n; ++t) dst[t] = T(0);
 }
 
 // Positions t in [0, n) with 0 <= first + t * step < size: [lo, hi) (empty when lo >= hi).
@@ -62,41 +70,44 @@ inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, in
   if (lo > hi) lo = hi;
 }
 
-// Row k of the patches over columns [j0, j0 + nb) into the panels of P columns at `out` (the
-// layout of gemm_pack_b for a block of kb rows: column j at (j - j0) / P * P * kb + row * P).
-template <typename T, typename I>
-inline void conv_pack_row(const ConvShape& s, const T* x, int64_t k, int64_t j0, int64_t nb, int64_t P, int64_t kb,
-                          T* out) {
+// Row k of the patches over columns [j0, j0 + nb), contiguous into row[0:nb]: one segment per
+// output row the columns cross, each the input row of tap (ki, kj) read with the stride (its
+// inside part, the same for every output row, computed once) and zeros outside.
+template <typename T>
+inline void conv_patch_row(const ConvShape& s, const T* x, int64_t k, int64_t j0, int64_t nb, T* row) {
   const int64_t taps = s.kh * s.kw, ci = k / taps, ki = k % taps / s.kw, kj = k % s.kw;
   const T* plane = x + ci * s.h * s.w;
+  const int64_t first = kj * s.dw - s.pw;  // the input column of output column 0
+  int64_t lo = 0, hi = 0;
+  conv_inside(first, s.sw, s.ow, s.w, lo, hi);
   int64_t oh = j0 / s.ow, ow = j0 % s.ow;
-  for (int64_t d = 0; d < nb;) {
-    // One segment: one output row, one panel.
-    const int64_t in_panel = P - d % P, in_row = s.ow - ow, left = nb - d;
-    const int64_t len = in_panel < in_row ? (in_panel < left ? in_panel : left) : (in_row < left ? in_row : left);
-    T* dst = out + d / P * P * kb + d % P;
-    const int64_t ih = oh * s.sh - s.ph + ki * s.dh, iw = ow * s.sw - s.pw + kj * s.dw;
-    int64_t lo = 0, hi = 0;
-    if (ih >= 0 && ih < s.h) conv_inside(iw, s.sw, len, s.w, lo, hi);
-    for (int64_t t = 0; t < lo; ++t) dst[t] = T(0);
-    if (hi > lo) conv_copy<T, I>(plane + ih * s.w + iw + lo * s.sw, s.sw, hi - lo, dst + lo, len - lo);
-    else for (int64_t t = lo; t < len; ++t) dst[t] = T(0);
+  for (int64_t d = 0; d < nb; ++oh, ow = 0) {
+    const int64_t len = s.ow - ow < nb - d ? s.ow - ow : nb - d, end = ow + len;
+    T* dst = row + d - ow;  // indexed by output column
+    const int64_t ih = oh * s.sh - s.ph + ki * s.dh;
+    if (ih < 0 || ih >= s.h || lo >= hi || hi <= ow || lo >= end) {
+      conv_zero(dst + ow, len);
+    } else {
+      const int64_t a = lo > ow ? lo : ow, b = hi < end ? hi : end;
+      conv_zero(dst + ow, a - ow);
+      conv_copy(plane + ih * s.w + first + a * s.sw, s.sw, b - a, dst + a);
+      conv_zero(dst + b, end - b);
+    }
     d += len;
-    ow += len;
-    if (ow == s.ow) ow = 0, ++oh;
   }
-  const int64_t tail = nb % P;  // the last panel's columns beyond the block
-  if (tail != 0)
-    for (int64_t t = tail; t < P; ++t) out[(nb - 1) / P * P * kb + t] = T(0);
 }
 
 // Rows [k0, k0 + kb) x columns [j0, j0 + nb) of the patches of image-and-group input x (its
-// first channel at x) in panels of P columns (gemm_pack_b's layout for that block).
+// first channel at x) in panels of P columns (gemm_pack_b's layout for that block): each row
+// gathered contiguously into `row` (nb elements of scratch), then dealt out to the panels.
 template <typename T, typename I>
 inline void conv_pack_b(const ConvShape& s, const T* x, int64_t k0, int64_t kb, int64_t j0, int64_t nb, int64_t P,
-                        T* out) {
+                        T* out, T* row) {
   if (s.pointwise()) return gemm_pack_b_fast<T, I>(x + k0 * s.h * s.w + j0, s.h * s.w, 1, kb, nb, P, out);
-  for (int64_t k = 0; k < kb; ++k) conv_pack_row<T, I>(s, x, k0 + k, j0, nb, P, kb, out + k * P);
+  for (int64_t k = 0; k < kb; ++k) {
+    conv_patch_row(s, x, k0 + k, j0, nb, row);
+    for (int64_t d = 0; d < nb; d += P) gemm_copy_row<T, I>(row + d, P < nb - d ? P : nb - d, out + d * kb + k * P, P);
+  }
 }
 
 // ---- the weights: A packed ahead ----
@@ -154,7 +165,7 @@ inline void conv_finish(const ConvProblem<T>& q, int64_t i0, int64_t i1, int64_t
 // abuf (the loops of gemm_block and gemm_rows with the patches as B).
 template <typename T, typename I, typename E>
 inline void conv_block(const GemmPlan& plan, const ConvProblem<T>& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
-                       const E& ep, T* abuf, T* bbuf) {
+                       const E& ep, T* abuf, T* bbuf, T* row) {
   const ConvShape& s = *q.s;
   const int64_t K = s.k(), N = s.spatial(), P = plan.nr;
   const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, false);
@@ -162,7 +173,7 @@ inline void conv_block(const GemmPlan& plan, const ConvProblem<T>& q, int64_t m0
     const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
       const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
-      conv_pack_b<T, I>(s, q.x, pc, kb, jc, nb, P, bbuf);
+      conv_pack_b<T, I>(s, q.x, pc, kb, jc, nb, P, bbuf, row);
       for (int64_t ic = m0; ic < m1; ic += plan.mc) {
         const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
         if (q.packed == nullptr) gemm_pack_a_fast<T, I>(q.w + ic * K + pc, K, 1, mb, kb, plan.mr, abuf);
@@ -206,78 +217,159 @@ inline void conv_thread(const GemmPlan& plan, const ConvProblem<T>& q, int t, in
   const int64_t n0 = nt * c / g.tn * plan.nr, n_end = nt * (c + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
   if (m0 >= m1 || n0 >= n1) return;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
-  const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc);
+  // B's panels, then one row of patches (nc elements) gathered before it is dealt out.
+  const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc + plan.nc);
   T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
   T* bbuf = static_cast<T*>(gemm_buffer(1).get(bbytes));
-  if (abuf != nullptr && bbuf != nullptr) return conv_block<T, I>(plan, q, m0, m1, n0, n1, ep, abuf, bbuf);
+  if (abuf != nullptr && bbuf != nullptr)
+    return conv_block<T, I>(plan, q, m0, m1, n0, n1, ep, abuf, bbuf, bbuf + (plan.nc + plan.nr) * plan.kc);
   alignas(64) T a_small[S::mr * 64];
   alignas(64) T b_small[S::nr_short * 64];
+  alignas(64) T row_small[S::nr_short];
   GemmPlan small = plan;
   small.kc = 64, small.mc = plan.mr, small.nc = plan.nr;
-  conv_block<T, I>(small, q, m0, m1, n0, n1, ep, a_small, b_small);
+  conv_block<T, I>(small, q, m0, m1, n0, n1, ep, a_small, b_small, row_small);
 }
 
 // ---- direct loops (depthwise and other small groups) ----
 
-// o[t] += wv * src[t * step] for t < n.
-template <typename T, typename I> inline void conv_axpy(T* o, const T* src, int64_t step, int64_t n, T wv) {
-  using V = Vec<T, I>;
-  if (step != 1) {
-    for (int64_t t = 0; t < n; ++t) o[t] += wv * src[t * step];
-    return;
-  }
-  const V wvec(wv);
-  int64_t t = 0;
-  for (; t + V::size <= n; t += V::size) fma(wvec, V::loadu(src + t), V::loadu(o + t)).storeu(o + t);
-  if (t < n) {
-    const int rest = static_cast<int>(n - t);
-    fma(wvec, V::loadu(src + t, rest), V::loadu(o + t, rest)).storeu(o + t, rest);
+// The input channels of one group, zero-padded and split by column phase so that every tap of
+// every output position is an unmasked, contiguous vector load: element (r, t) of phase q of
+// channel ci is the padded input's (r, t * sw + q), the padded input being x shifted by (ph, pw)
+// with zeros around it. Tap (ki, kj) of output (oh, ow) is then element (oh * sh + ki * dh,
+// ow + kj * dw / sw) of phase kj * dw % sw. Rows are `width` long: the output row rounded up to
+// whole vectors plus the taps' reach, so the last vector's loads stay inside with zeros.
+struct ConvPadded {
+  int64_t rows, width, phases;
+  ConvPadded(const ConvShape& s, int64_t lanes)
+      : rows((s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1),
+        width(((s.ow + lanes - 1) / lanes * lanes + (s.kw - 1) * s.dw / s.sw + lanes) / lanes * lanes),
+        phases(s.sw) {}
+  int64_t plane() const { return rows * width * phases; }
+};
+
+// Channel `plane_in` of the image (its [h, w] plane) into padded phases at dst, whose padding
+// (everything outside the input) is already zero: only the input's own elements are written,
+// so the padding, zeroed once per call, stays zero from plane to plane.
+template <typename T>
+inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const T* plane_in, T* dst) {
+  const int64_t r0 = s.ph, r1 = s.ph + s.h < pd.rows ? s.ph + s.h : pd.rows;
+  for (int64_t q = 0; q < pd.phases; ++q) {
+    // Padded column t * sw + q is input column t * sw + q - pw: inside for t in [lo, hi).
+    int64_t lo = 0, hi = 0;
+    conv_inside(q - s.pw, s.sw, pd.width, s.w, lo, hi);
+    if (lo >= hi) continue;
+    for (int64_t r = r0; r < r1; ++r)
+      conv_copy(plane_in + (r - s.ph) * s.w + lo * s.sw + q - s.pw, s.sw, hi - lo, dst + (q * pd.rows + r) * pd.width + lo);
   }
 }
 
-// orow += the taps of input channel ci (of oc's group) for output row oh, each a shifted input
-// row scaled by its weight, in increasing (kh, kw) order. x: the image.
-template <typename T, typename I>
-inline void conv_direct_row(const ConvShape& s, const T* x, const T* w, int64_t oc, int64_t ci, int64_t oh, T* orow) {
-  const T* plane = x + (oc / s.cout_g() * s.cin_g() + ci) * s.h * s.w;
-  const T* wk = w + (oc * s.cin_g() + ci) * s.kh * s.kw;
-  for (int64_t ki = 0; ki < s.kh; ++ki) {
-    const int64_t ih = oh * s.sh - s.ph + ki * s.dh;
-    if (ih < 0 || ih >= s.h) continue;
-    for (int64_t kj = 0; kj < s.kw; ++kj) {
-      const int64_t iw = -s.pw + kj * s.dw;
-      int64_t lo = 0, hi = 0;
-      conv_inside(iw, s.sw, s.ow, s.w, lo, hi);
-      if (lo < hi) conv_axpy<T, I>(orow + lo, plane + ih * s.w + iw + lo * s.sw, s.sw, hi - lo, wk[ki * s.kw + kj]);
+// R output rows from oh of output channel oc (the group's padded channels at `padded`), vector
+// `v0` of each row: the sum over the group's input channels and their taps in increasing (ci,
+// kh, kw) order (the GEMM's k), one fma each, then the bias; R independent chains.
+// `taps` holds, for each k = (ci, kh, kw) of the group, where its first load lies in `padded`
+// for output (0, 0) (conv_tap_offsets).
+template <typename T, typename I, int R>
+inline void conv_direct_rows(const ConvShape& s, const ConvPadded& pd, const T* padded, const int64_t* taps,
+                             const T* w, const T* bias, int64_t oc, int64_t oh, T* o) {
+  using V = Vec<T, I>;
+  const int64_t N = s.ow, K = s.k(), row_step = s.sh * pd.width;
+  const T* wk = w + oc * K;
+  const T* base = padded + oh * row_step;
+  for (int64_t v0 = 0; v0 < N; v0 += V::size) {
+    V acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = V(T(0));
+    for (int64_t k = 0; k < K; ++k) {
+      const T* at = base + taps[k] + v0;
+      const V wv(wk[k]);
+      for (int r = 0; r < R; ++r) acc[r] = fma(wv, V::loadu(at + r * row_step), acc[r]);
+    }
+    const int rest = static_cast<int>(N - v0 < V::size ? N - v0 : V::size);
+    for (int r = 0; r < R; ++r) {
+      // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
+      const V y = bias != nullptr ? acc[r] + V(*bias) : acc[r];
+      if (rest == V::size) y.storeu(o + (oh + r) * N + v0);
+      else y.storeu(o + (oh + r) * N + v0, rest);
     }
   }
 }
 
-// Output channel oc of one image: row by row, each row the sum over the group's input channels
-// and their taps (increasing (ci, kh, kw) order, the GEMM's k), then the bias.
+// Output channel oc of one image from its group's padded input channels, four rows at a time.
 template <typename T, typename I>
-inline void conv_direct_plane(const ConvShape& s, const T* x, const T* w, const T* bias, int64_t oc, T* o) {
+inline void conv_direct_plane(const ConvShape& s, const ConvPadded& pd, const T* padded, const int64_t* taps,
+                              const T* w, const T* bias, int64_t oc, T* o) {
+  const T* b = bias != nullptr ? bias + oc : nullptr;
+  int64_t oh = 0;
+  for (; oh + 4 <= s.oh; oh += 4) conv_direct_rows<T, I, 4>(s, pd, padded, taps, w, b, oc, oh, o);
+  for (; oh < s.oh; ++oh) conv_direct_rows<T, I, 1>(s, pd, padded, taps, w, b, oc, oh, o);
+}
+
+// Where tap k = (ci, ki, kj) of output (0, 0) lies among the padded channels of a group.
+inline void conv_tap_offsets(const ConvShape& s, const ConvPadded& pd, int64_t* taps) {
+  for (int64_t k = 0; k < s.k(); ++k) {
+    const int64_t ci = k / (s.kh * s.kw), ki = k / s.kw % s.kh, kj = k % s.kw;
+    taps[k] = ci * pd.plane() + (kj * s.dw % s.sw * pd.rows + ki * s.dh) * pd.width + kj * s.dw / s.sw;
+  }
+}
+
+// The same without the padded copy (when its buffer cannot be allocated): each output row the
+// sum of the group's shifted input rows scaled by one weight each, in the same order.
+template <typename T, typename I>
+inline void conv_direct_plane_unpadded(const ConvShape& s, const T* x, const T* w, const T* bias, int64_t oc, T* o) {
   for (int64_t oh = 0; oh < s.oh; ++oh) {
     T* orow = o + oh * s.ow;
     for (int64_t ow = 0; ow < s.ow; ++ow) orow[ow] = T(0);
-    for (int64_t ci = 0; ci < s.cin_g(); ++ci) conv_direct_row<T, I>(s, x, w, oc, ci, oh, orow);
+    for (int64_t ci = 0; ci < s.cin_g(); ++ci) {
+      const T* plane = x + (oc / s.cout_g() * s.cin_g() + ci) * s.h * s.w;
+      const T* wk = w + (oc * s.cin_g() + ci) * s.kh * s.kw;
+      for (int64_t ki = 0; ki < s.kh; ++ki) {
+        const int64_t ih = oh * s.sh - s.ph + ki * s.dh;
+        if (ih < 0 || ih >= s.h) continue;
+        for (int64_t kj = 0; kj < s.kw; ++kj) {
+          int64_t lo = 0, hi = 0;
+          conv_inside(kj * s.dw - s.pw, s.sw, s.ow, s.w, lo, hi);
+          const T* src = plane + ih * s.w + kj * s.dw - s.pw;
+          for (int64_t t = lo; t < hi; ++t) orow[t] += wk[ki * s.kw + kj] * src[t * s.sw];
+        }
+      }
+    }
     if (bias != nullptr)
       for (int64_t ow = 0; ow < s.ow; ++ow) orow[ow] += bias[oc];
   }
 }
 
-// Every (image, output channel) plane, the planes spread over the threads.
+// Every (image, group): its input channels copied into the padded buffer of the thread's (its
+// padding zeroed once per call), then each of its output channels' planes, the epilogue on each
+// plane as it is finished; the (image, group) pairs spread over the threads.
 template <typename T, typename I, typename E>
 inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bias, T* out, const E& ep) {
-  const int64_t planes = s.n * s.cout, N = s.spatial();
+  const ConvPadded pd(s, Vec<T, I>::size);
+  const int64_t units = s.n * s.groups, N = s.spatial();
   // A thread takes at least ~2^16 multiply-adds (a plane of 56 x 56 with a 3 x 3 kernel is 2^15).
-  const bool parallel = planes > 1 && planes * N * s.k() >= (int64_t(1) << 16);
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t p = 0; p < planes; ++p) {
-    const int64_t image = p / s.cout, oc = p % s.cout;
-    T* o = out + p * N;
-    conv_direct_plane<T, I>(s, x + image * s.c * s.h * s.w, w, bias, oc, o);
-    ep(image, oc, oc + 1, int64_t(0), N, o, N);
+  const bool parallel = units > 1 && s.n * s.cout * N * s.k() >= (int64_t(1) << 16);
+#pragma omp parallel if (parallel)
+  {
+    const std::size_t elements = static_cast<std::size_t>(s.cin_g() * pd.plane());
+    T* padded = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * elements));
+    int64_t* taps = static_cast<int64_t*>(gemm_buffer(0).get(sizeof(int64_t) * static_cast<std::size_t>(s.k())));
+    if (taps == nullptr) padded = nullptr;
+    if (padded != nullptr) {
+      conv_zero(padded, static_cast<int64_t>(elements));
+      conv_tap_offsets(s, pd, taps);
+    }
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < units; ++u) {
+      const int64_t image = u / s.groups, g = u % s.groups;
+      const T* xg = x + (image * s.c + g * s.cin_g()) * s.h * s.w;
+      if (padded != nullptr)
+        for (int64_t ci = 0; ci < s.cin_g(); ++ci) conv_pad_plane(s, pd, xg + ci * s.h * s.w, padded + ci * pd.plane());
+      for (int64_t oc = g * s.cout_g(); oc < (g + 1) * s.cout_g(); ++oc) {
+        T* o = out + (image * s.cout + oc) * N;
+        if (padded != nullptr) conv_direct_plane<T, I>(s, pd, padded, taps, w, bias, oc, o);
+        else conv_direct_plane_unpadded<T, I>(s, x + image * s.c * s.h * s.w, w, bias, oc, o);
+        ep(image, oc, oc + 1, int64_t(0), N, o, N);
+      }
+    }
   }
 }
 
