@@ -425,7 +425,8 @@ inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed
 template <typename T, typename E = ConvNoEpilogue>
 inline void conv(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
                  const E& ep = E()) {
-  conv_run<T, IsaNative>(s, x, w, packed, bias, out, ep);
+  if constexpr (std::is_same_v<E, ConvNoEpilogue>) conv_run<T, IsaNative>(s, x, w, packed, bias, out, ep);
+  else conv_run<T, IsaNative>(s, x, w, packed, bias, out, EpilogueRef<T, 1>(ep));
 }
 
 // conv_pack_weights on that instruction set.
