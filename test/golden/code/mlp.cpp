@@ -3488,6 +3488,38 @@ struct GemmNoEpilogue {
   template <typename T> void operator()(int64_t, int64_t, int64_t, int64_t, T*, int64_t) const {}
 };
 
+// An epilogue behind one indirect call per tile: the entries below pass a kernel's lambda to the
+// GEMM (or the convolution) through it, so that the GEMM's templates are instantiated once per
+// dtype and instruction set rather than once per kernel (each lambda is a type of its own; a
+// model of a hundred convolutions would otherwise compile a hundred copies of them). The call
+// costs nothing next to a tile's MR x NR x KC multiply-adds. `Args` are the epilogue's leading
+// positions: none (ep(i0, i1, j0, j1, c, ldc)) or one (a batch position or an image).
+template <typename T, int Args> struct EpilogueRef;
+template <typename T> struct EpilogueRef<T, 0> {
+  const void* ctx;
+  void (*fn)(const void*, int64_t, int64_t, int64_t, int64_t, T*, int64_t);
+  template <typename E>
+  explicit EpilogueRef(const E& e)
+      : ctx(&e), fn([](const void* x, int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) {
+          (*static_cast<const E*>(x))(i0, i1, j0, j1, c, ldc);
+        }) {}
+  void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
+    fn(ctx, i0, i1, j0, j1, c, ldc);
+  }
+};
+template <typename T> struct EpilogueRef<T, 1> {
+  const void* ctx;
+  void (*fn)(const void*, int64_t, int64_t, int64_t, int64_t, int64_t, T*, int64_t);
+  template <typename E>
+  explicit EpilogueRef(const E& e)
+      : ctx(&e), fn([](const void* x, int64_t at, int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) {
+          (*static_cast<const E*>(x))(at, i0, i1, j0, j1, c, ldc);
+        }) {}
+  void operator()(int64_t at, int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
+    fn(ctx, at, i0, i1, j0, j1, c, ldc);
+  }
+};
+
 // Per-thread packing buffers, kept across calls (a GEMM then allocates nothing in steady state).
 struct GemmBuffer {
   void* p = nullptr;
@@ -3863,7 +3895,7 @@ template <typename T, typename E>
 inline void matmul_epilogue(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn, T* c,
                             int64_t M, int64_t N, int64_t K, const E& ep) {
   static_assert(std::is_floating_point_v<T>, "an epilogue runs on the GEMM of float and double");
-  gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K, ep);
+  gemm<T, IsaNative>(a, a_sm, a_sk, b, b_sk, b_sn, c, N, M, N, K, EpilogueRef<T, 0>(ep));
 }
 
 // The same with B packed by staxc at compile time for instruction set I (gemm_pack_b with panels
@@ -3872,7 +3904,8 @@ template <typename T, typename I, typename E = GemmNoEpilogue>
 inline void matmul_prepacked(const T* a, int64_t a_sm, int64_t a_sk, const T* packed_b, T* c, int64_t M, int64_t N,
                              int64_t K, const E& ep = E()) {
   static_assert(std::is_floating_point_v<T>, "staxc packs the B of float and double products");
-  gemm_prepacked<T, I>(a, a_sm, a_sk, packed_b, c, N, M, N, K, ep);
+  if constexpr (std::is_same_v<E, GemmNoEpilogue>) gemm_prepacked<T, I>(a, a_sm, a_sk, packed_b, c, N, M, N, K, ep);
+  else gemm_prepacked<T, I>(a, a_sm, a_sk, packed_b, c, N, M, N, K, EpilogueRef<T, 0>(ep));
 }
 
 // C[x..., M, N] = A_x * B_x for every position x of the batch shape (`rank` dims of `shape`),
@@ -3884,7 +3917,11 @@ inline void matmul_batched(int rank, const int64_t* shape, const T* a, const int
                            int64_t a_sk, const T* b, const int64_t* b_bs, int64_t b_sk, int64_t b_sn, T* c,
                            int64_t M, int64_t N, int64_t K, const E& ep = E()) {
   if constexpr (std::is_floating_point_v<T>) {
-    gemm_batched<T, IsaNative>(rank, shape, a, a_bs, a_sm, a_sk, b, b_bs, b_sk, b_sn, c, M * N, N, M, N, K, ep);
+    if constexpr (std::is_same_v<E, GemmNoBatchEpilogue>)
+      gemm_batched<T, IsaNative>(rank, shape, a, a_bs, a_sm, a_sk, b, b_bs, b_sk, b_sn, c, M * N, N, M, N, K, ep);
+    else
+      gemm_batched<T, IsaNative>(rank, shape, a, a_bs, a_sm, a_sk, b, b_bs, b_sk, b_sn, c, M * N, N, M, N, K,
+                                 EpilogueRef<T, 1>(ep));
   } else {
     int64_t batches = 1;
     for (int d = 0; d < rank; ++d) batches *= shape[d];
