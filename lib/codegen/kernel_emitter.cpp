@@ -237,7 +237,7 @@ void KernelEmitter::finish_accumulators(CodeWriter& w, const GroupAccumulators& 
 std::string KernelEmitter::node_summary(const KernelNode& n) const {
   const ir::Buffer& b = p[n.buffer];
   const std::string what = b.kind == ir::BufferKind::Reduction ? "reduction " + std::string(ir::reduce_op_name(b.reduce_op))
-                           : b.kind == ir::BufferKind::Extern  ? std::string("matmul")
+                           : b.kind == ir::BufferKind::Extern  ? std::string(ir::extern_op_name(b.extern_op))
                                                                 : std::string("pointwise");
   const std::string place = where(n.buffer) == Residence::Product ? " (written into " + name(n.buffer) + ")"
                             : in_register(n.buffer)                 ? " (kept in a local)"

@@ -113,7 +113,8 @@ inline void conv_pack_b(const ConvShape& s, const T* x, int64_t k0, int64_t kb, 
 // ---- the weights: A packed ahead ----
 
 // Elements of the weights packed for the GEMM on I: each group's [cout_g, K] matrix in panels of
-// GemmTile<T, I>::mr rows (gemm_pack_a's layout), one group after the other.
+// GemmTile<T, I>::mr rows (gemm_pack_a's layout) per KC block of the plan, one group after the
+// other.
 template <typename T, typename I> inline int64_t conv_packed_weights_size(const ConvShape& s) {
   return s.groups * gemm_packed_a_size(s.cout_g(), s.k(), GemmTile<T, I>::mr);
 }
@@ -122,14 +123,23 @@ template <typename T, typename I> inline int64_t conv_packed_weights_size(const 
 // weight, whose packing would otherwise be repeated on every call); null for direct loops,
 // which read the weights as they are, or when memory runs out (the weights are then packed per
 // call).
+template <typename T, typename I> inline GemmPlan conv_plan(const ConvShape& s, bool packed);
+
 template <typename T, typename I> inline const T* conv_pack_weights(const ConvShape& s, const T* w) {
   if (s.direct) return nullptr;
-  const int64_t size = conv_packed_weights_size<T, I>(s), mr = GemmTile<T, I>::mr;
+  const int64_t size = conv_packed_weights_size<T, I>(s);
   T* out = static_cast<T*>(::operator new(sizeof(T) * static_cast<std::size_t>(size), std::align_val_t(64), std::nothrow));
   if (out == nullptr) return nullptr;
-  const int64_t per_group = gemm_packed_a_size(s.cout_g(), s.k(), mr);
+  const GemmPlan plan = conv_plan<T, I>(s, true);
+  const int64_t M = s.cout_g(), K = s.k(), mp = (M + plan.mr - 1) / plan.mr * plan.mr;
+  const int64_t per_group = gemm_packed_a_size(M, K, plan.mr);
+  // KC block by KC block (the plan's), each block's panels one after the other: the tiles of a
+  // block then read the weights as one forward stream (conv_block).
   for (int64_t g = 0; g < s.groups; ++g)
-    gemm_pack_a_fast<T, I>(w + g * s.cout_g() * s.k(), s.k(), 1, s.cout_g(), s.k(), mr, out + g * per_group);
+    for (int64_t pc = 0; pc < K; pc += plan.kc) {
+      const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+      gemm_pack_a_fast<T, I>(w + g * M * K + pc, K, 1, M, kb, plan.mr, out + g * per_group + pc * mp);
+    }
   return out;
 }
 
@@ -167,25 +177,35 @@ template <typename T, typename I, typename E>
 inline void conv_block(const GemmPlan& plan, const ConvProblem<T>& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                        const E& ep, T* abuf, T* bbuf, T* row) {
   const ConvShape& s = *q.s;
-  const int64_t K = s.k(), N = s.spatial(), P = plan.nr;
+  const int64_t K = s.k(), N = s.spatial(), P = plan.nr, mp = (s.cout_g() + plan.mr - 1) / plan.mr * plan.mr;
   const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, false);
   for (int64_t jc = n0; jc < n1; jc += plan.nc) {
     const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
       const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
       conv_pack_b<T, I>(s, q.x, pc, kb, jc, nb, P, bbuf, row);
+      // Weights packed ahead are read where they lie, not from an L2-sized block: when the
+      // patches' block fits half of L2 (few output positions: ResNet's last stage has 49),
+      // each weight panel is read once and passed over every column panel, instead of every
+      // column panel streaming all the weights again from memory.
+      const bool stream_a = q.packed != nullptr && kb * nb * int64_t(sizeof(T)) <= gemm_caches().l2 / 2;
       for (int64_t ic = m0; ic < m1; ic += plan.mc) {
         const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
         if (q.packed == nullptr) gemm_pack_a_fast<T, I>(q.w + ic * K + pc, K, 1, mb, kb, plan.mr, abuf);
-        for (int64_t jr = 0; jr < nb; jr += P) {
+        auto tile = [&](int64_t ir, int64_t jr) {
+          const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
           const int n = static_cast<int>(P < nb - jr ? P : nb - jr);
-          for (int64_t ir = 0; ir < mb; ir += plan.mr) {
-            const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
-            const T* a = q.packed != nullptr ? q.packed + (ic + ir) * K + pc * plan.mr : abuf + ir * kb;
-            T* ct = q.out + (ic + ir) * N + jc + jr;
-            tiles[m - 1](kb, a, plan.mr, bbuf + jr * kb, P, P * kb, ct, N, n, pc > 0);
-            if (pc + kb == K) conv_finish(q, ic + ir, ic + ir + m, jc + jr, jc + jr + n, ct, N, ep);
-          }
+          const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
+          T* ct = q.out + (ic + ir) * N + jc + jr;
+          tiles[m - 1](kb, a, plan.mr, bbuf + jr * kb, P, P * kb, ct, N, n, pc > 0);
+          if (pc + kb == K) conv_finish(q, ic + ir, ic + ir + m, jc + jr, jc + jr + n, ct, N, ep);
+        };
+        if (stream_a) {
+          for (int64_t ir = 0; ir < mb; ir += plan.mr)
+            for (int64_t jr = 0; jr < nb; jr += P) tile(ir, jr);
+        } else {
+          for (int64_t jr = 0; jr < nb; jr += P)
+            for (int64_t ir = 0; ir < mb; ir += plan.mr) tile(ir, jr);
         }
       }
     }
@@ -228,7 +248,9 @@ inline void conv_thread(const GemmPlan& plan, const ConvProblem<T>& q, int t, in
   alignas(64) T row_small[S::nr_short];
   GemmPlan small = plan;
   small.kc = 64, small.mc = plan.mr, small.nc = plan.nr;
-  conv_block<T, I>(small, q, m0, m1, n0, n1, ep, a_small, b_small, row_small);
+  ConvProblem<T> unpacked = q;  // weights packed ahead are blocked by plan.kc: pack them per block
+  unpacked.packed = nullptr;
+  conv_block<T, I>(small, unpacked, m0, m1, n0, n1, ep, a_small, b_small, row_small);
 }
 
 // ---- direct loops (depthwise and other small groups) ----
