@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Random graphs at scale through the generated code and the reference interpreter:
 #   scripts/randgraph.sh --count N [--first SEED] [--isa LIST] [--batch B] [--out DIR]
-#                        [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink]
+#                        [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink] [--conv]
 # checks seeds SEED .. SEED + N - 1 (default from 0) of test/randgraph's generator at each
 # instruction set of LIST (default `all`: every set this machine runs, and dispatch), B graphs
 # (default 100) per generated program. A failing graph is shrunk (delta debugging over nodes,

@@ -66,7 +66,10 @@ std::vector<Prefetch> next_row_prefetches(const KernelContext& c, Var var, const
   const std::size_t depth = c.depth();
   const LoopGroup& first = c.k.loop_groups.front();
   if (depth == 0 || c.k.loop_groups.size() < 2 || g.inner.size() != 1) return out;
-  if (first.inner.size() + first.reduce.size() != 1) return out;
+  // The first group's one loop: a reduction's (a reduction over dims of size 1 has none, and
+  // may keep an inner loop instead) or a pointwise group's.
+  if (first.reduction ? first.reduce.size() != 1 || !first.inner.empty() : first.inner.size() != 1 || !first.reduce.empty())
+    return out;
   const Var row = ir::xvar(static_cast<int32_t>(depth - 1));
   const Var along = first.reduction ? ir::rvar(0) : ir::xvar(static_cast<int32_t>(depth));
   if ((first.reduction ? first.reduce.back() : first.inner.back()) != g.inner.back()) return out;

@@ -86,5 +86,25 @@ TEST(E2E, ShrunkRandomGraph592IndexSelectOfSoftmax) {
   EXPECT_EQ(run_cases({c}), 1u);
 }
 
+// Seed 9148 of scripts/randgraph.sh, shrunk: an `any` over a dim of size 1 is a reduction group
+// without a reduction loop; the kernel plan's next-row prefetches took the loop of such a group
+// from its empty list of reduction dims, and staxc crashed on every vector instruction set.
+TEST(E2E, ShrunkRandomGraph9148ReductionOverADimOfSizeOne) {
+  Case c;
+  c.name = "rg_9148_reduction_over_a_dim_of_size_one";
+  c.seed = 9148;
+  c.json = R"({"format": "stax-graph", "version": 1, "name": "rg_9148",
+    "inputs": [{"name": "in2", "dtype": "float32", "shape": [1, 4, 1, 1]}],
+    "constants": [{"name": "w", "dtype": "bool", "shape": [1, 4, 1, 1], "fill": false},
+                  {"name": "c0_2", "dtype": "bool", "shape": [1, 4, 1, 1], "data": [true, true, true, false]}],
+    "nodes": [{"name": "t.2", "op": "adaptive_avg_pool2d", "args": ["in2"], "output_size": [4, 5]},
+              {"name": "NULL", "op": "logical_xor", "args": ["in2", "w"]},
+              {"name": "h_8", "op": "bitwise_or", "args": ["w", "c0_2"]},
+              {"name": "out.10.a", "op": "acos", "args": [{"op": "clamp", "args": ["t.2"], "min": -0.9, "max": 0.9}]},
+              {"name": "n-11", "op": "bitwise_and", "args": ["NULL", {"op": "any", "args": ["h_8"], "dim": 0, "keepdim": true}]}],
+    "outputs": ["out.10.a", "n-11"]})";
+  for (const IsaVariant& v : isa_variants()) EXPECT_EQ(run_cases({c}, v.cxxflags, v.isa), 1u) << v.isa.name();
+}
+
 }  // namespace
 }  // namespace stax::e2e

@@ -6,7 +6,9 @@
 // that reproduces it.
 //
 //   randgraph_check --count N [--first S] [--isa all|native,scalar,...] [--batch B] [--out DIR]
-//                   [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink]
+//                   [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink] [--conv]
+// --conv adds the convolutions (and their batch norms) to the generated families; the seeds
+// then make other graphs than without it.
 // Exit status 0 when every graph passed, 1 when one failed, 2 on a usage error.
 #include <chrono>
 #include <cstdio>
@@ -38,6 +40,7 @@ struct Options {
   int batch = 100;
   fs::path out = "randgraph-failures";
   bool shrink = true;
+  bool conv = false;  // --conv: convolutions too (the family lowerable() leaves out)
   randgraph::RandomGraphOptions gen;
 };
 
@@ -154,7 +157,7 @@ void report_failure(const Options& opt, const Graph1& g, const IsaTarget& isa, c
 
 int usage(const std::string& why) {
   std::cerr << "randgraph_check: " << why << "\nusage: randgraph_check --count N [--first S] [--isa LIST] [--batch B] "
-               "[--out DIR] [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink]\n";
+               "[--out DIR] [--max-nodes N] [--max-numel N] [--zero-divisors] [--no-shrink] [--conv]\n";
   return 2;
 }
 
@@ -171,6 +174,7 @@ std::optional<Options> parse(int argc, char** argv) {
     else if (a == "--max-numel") o.gen.max_numel = std::stoll(value());
     else if (a == "--zero-divisors") o.gen.zero_divisors = true;
     else if (a == "--no-shrink") o.shrink = false;
+    else if (a == "--conv") o.conv = true;
     else if (a == "--isa") {
       o.isas.clear();
       std::string list = value();
@@ -212,7 +216,9 @@ int run(int argc, char** argv) {
     std::vector<Graph1> graphs;
     for (int64_t k = b; k < std::min(opt.count, b + opt.batch); ++k) {
       uint64_t seed = opt.first + static_cast<uint64_t>(k);
-      RandomGraph g = random_graph(seed, lowerable(opt.gen));
+      RandomGraphOptions go = lowerable(opt.gen);
+      go.conv = opt.conv;
+      RandomGraph g = random_graph(seed, go);
       graphs.push_back({seed, g.json, g.may_divide_by_zero});
     }
     for (const IsaTarget& isa : isas) {

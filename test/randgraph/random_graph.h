@@ -94,8 +94,8 @@ struct RandomGraph {
   std::vector<std::string> ops;
 };
 
-// `options` without the family code generation does not lower yet (convolutions are validated
-// and interpreted only): what tests that compile graphs generate.
+// `options` without the convolutions: what the tests that compile graphs generate (their seeds
+// keep the graphs they had before convolutions lowered; randgraph_check --conv adds them).
 inline RandomGraphOptions lowerable(RandomGraphOptions options) {
   options.conv = false;
   return options;

@@ -478,7 +478,8 @@ Val Gen::as_float(const Val& x) {
 }
 
 Val Gen::sanitize(const Val& x) {
-  if (x.finite) return x;
+  // Integers and bools are always finite (and where(isfinite(b), b, 1.0) of a bool b is float32).
+  if (x.finite || !is_float(x.dtype)) return x;
   Val xm = materialize(x);
   Val cond = unary("isfinite", xm);
   Val c = lit_float(rng.chance(0.5) ? 0.0 : 1.0);
