@@ -280,9 +280,11 @@ std::string BodyEmitter::op_text(const Expr& e, const std::vector<std::string>& 
     case ExprOp::BitwiseOr:
     case ExprOp::BitwiseXor: {
       const char* op = e.op() == ExprOp::BitwiseAnd ? "&" : e.op() == ExprOp::BitwiseOr ? "|" : "^";
-      // Each operand in parentheses: an index operand prints bare ("-x0 - 1"), and & | ^ bind
-      // more loosely than arithmetic, which -Wparentheses flags.
-      if (dt != DType::Bool) return "((" + a[0] + ") " + op + " (" + a[1] + "))";
+      // Integers: a runtime call (stax_prelude.h bit_and/bit_or/bit_xor), so that neither
+      // -Wparentheses (an index operand prints bare, "-x0 - 1") nor -Wtautological-compare (a
+      // comparison of `x | 7` with 6) sees an operator.
+      if (dt != DType::Bool)
+        return call(e.op() == ExprOp::BitwiseAnd ? "bit_and" : e.op() == ExprOp::BitwiseOr ? "bit_or" : "bit_xor", 2, T);
       // On bools: the logical operators, unless the right operand checks a divisor (&& and ||
       // would skip it; PyTorch evaluates both), then & | on ints converted back to bool.
       if (e.op() == ExprOp::BitwiseXor) return compare("!=", "ne");

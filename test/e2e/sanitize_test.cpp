@@ -106,5 +106,20 @@ TEST(E2E, ShrunkRandomGraph9148ReductionOverADimOfSizeOne) {
   for (const IsaVariant& v : isa_variants()) EXPECT_EQ(run_cases({c}, v.cxxflags, v.isa), 1u) << v.isa.name();
 }
 
+// Seed 1426 of scripts/randgraph.sh --conv, shrunk: `(x | 7) != 6` is always true, and g++ -Wall
+// said so of the generated comparison (-Wtautological-compare) until integer & | ^ became calls.
+TEST(E2E, ShrunkRandomGraph1426ComparisonOfABitwiseOr) {
+  Case c;
+  c.name = "rg_1426_comparison_of_a_bitwise_or";
+  c.seed = 1426;
+  c.json = R"({"format": "stax-graph", "version": 1, "name": "rg_1426",
+    "inputs": [{"name": "i", "dtype": "bool", "shape": [1]}],
+    "nodes": [{"name": "n-3", "op": "bitwise_or", "args": ["i", {"op": "full", "args": [], "shape": [6], "value": 7}]},
+              {"name": "4", "op": "ne", "args": ["n-3", 6]},
+              {"name": "5", "op": "eq", "args": [{"op": "bitwise_and", "args": ["n-3", 8]}, 1]}],
+    "outputs": ["4", "5"]})";
+  for (const IsaVariant& v : isa_variants()) EXPECT_EQ(run_cases({c}, v.cxxflags, v.isa), 1u) << v.isa.name();
+}
+
 }  // namespace
 }  // namespace stax::e2e
