@@ -115,6 +115,11 @@ template <typename T> inline T mul(T a, T b) {
                           static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(b)));
   else return a * b;
 }
+// & | ^ of integers as calls: a comparison of their result with a literal (`(x | 7) != 6`) is
+// then not folded by the C++ front end into an always-true -Wtautological-compare warning.
+template <typename T> inline T bit_and(T a, T b) { return static_cast<T>(a & b); }
+template <typename T> inline T bit_or(T a, T b) { return static_cast<T>(a | b); }
+template <typename T> inline T bit_xor(T a, T b) { return static_cast<T>(a ^ b); }
 template <typename T> inline T neg(T a) {
   if constexpr (std::is_same_v<T, bool>) return a;
   else if constexpr (std::is_integral_v<T>) return sub(T(0), a);
