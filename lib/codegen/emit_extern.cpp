@@ -29,7 +29,8 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 
 // The call computing `b` into `c_name`, `epilogue` ("" for none) its last argument. The batch
 // dims and the operands' batch strides go in arrays declared before it. A B packed at compile
-// time is read from its packed array, on the instruction set it was packed for.
+// time is read from its packed array, on the instruction set it was packed for; a constant B
+// under --isa native is packed on the first call into a function-local static.
 void matmul_call(const ir::Buffer& b, const kernelplan::KernelPlan& plan, const std::vector<std::string>& names,
                  const std::string& c_name, const std::string& epilogue, CodeWriter& out) {
   const ir::Matmul& mm = b.matmul;
@@ -49,6 +50,12 @@ void matmul_call(const ir::Buffer& b, const kernelplan::KernelPlan& plan, const 
   const std::string bs = std::to_string(mm.b.row_stride) + ", " + std::to_string(mm.b.col_stride) + ", ";
   const std::string mnk = std::to_string(mm.m) + ", " + std::to_string(mm.n) + ", " + std::to_string(mm.k);
   const std::string ep = epilogue.empty() ? "" : ", " + epilogue;
+  if (plan.pack_once) {  // a constant B under --isa native: packed on the first call
+    out.line("static const " + T + "* const packed = stax_rt::matmul_pack_b_native<" + T + ">(" + bb + bs + std::to_string(mm.k) + ", " +
+             std::to_string(mm.n) + ");");
+    out.line("stax_rt::matmul_packed_once<" + T + ">(" + a + as + bb + bs + "packed, " + c_name + ", " + mnk + ep + ");");
+    return;
+  }
   if (mm.batch.empty()) {
     const std::string entry = epilogue.empty() ? "matmul" : "matmul_epilogue";
     out.line("stax_rt::" + entry + "<" + T + ">(" + a + as + bb + bs + c_name + ", " + mnk + ep + ");");

@@ -56,7 +56,7 @@ void check_inferred(const NodeCtx& c, const InferredTypes& types, const std::str
 }  // namespace
 
 Importer::Importer(const LoadedModel& model, const ImportOptions& opts, std::string graph_name)
-    : doc(std::move(graph_name), opts.weights_file, opts.inline_limit), model_(model), opts_(opts) {}
+    : doc(std::move(graph_name), opts.weights_file, opts.inline_limit), model_(model) {}
 
 ValueRef Importer::value(const std::string& onnx_name) const {
   auto it = values_.find(onnx_name);

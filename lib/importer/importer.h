@@ -153,7 +153,6 @@ class Importer {
   void add_outputs();
 
   const LoadedModel& model_;
-  const ImportOptions& opts_;
   std::map<std::string, ValueRef, std::less<>> values_;
   std::map<std::string, int, std::less<>> uses_;
 };

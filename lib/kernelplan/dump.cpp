@@ -107,7 +107,10 @@ Json kernel_json(const KernelPlan& kp, const ProgramPlan& plan, const ir::Progra
     const scheduler::KernelNode& n = k.nodes[static_cast<std::size_t>(kp.epilogue)];
     j["epilogue"] = Json{{"node", n.name}, {"buffer", p[n.buffer].name}, {"reason", kp.epilogue_reason}};
   }
-  if (!kp.pack_reason.empty()) j["pack_b"] = Json{{"packed", kp.pack_b}, {"reason", kp.pack_reason}};
+  if (!kp.pack_reason.empty()) {
+    j["pack_b"] = Json{{"packed", kp.pack_b}, {"reason", kp.pack_reason}};
+    if (kp.pack_once) j["pack_b"]["once"] = true;
+  }
   if (kp.stream) j["stream"] = stream_json(*kp.stream, k, p, kp.stream_reason);
   else if (!kp.stream_reason.empty()) j["stream"] = kp.stream_reason;
   if (!kp.tiles.empty()) {

@@ -84,8 +84,10 @@ void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& i
   } else if (!mm.matmul.batch.empty()) {
     kp.pack_reason = "B is a constant, but batched products pack at run time";
   } else if (isa.kind != IsaTarget::Kind::Fixed) {
-    kp.pack_reason = "B is a constant, but --isa native leaves the instruction set, and with it the panel width, "
-                     "to the C++ compiler: packed at run time (pin --isa to pack it now)";
+    kp.pack_once = true;
+    kp.pack_reason = "B is the constant " + b.name +
+                     ", but --isa native leaves the instruction set, and with it the panel width, to the C++ "
+                     "compiler: packed on the first call, once for the process (pin --isa to pack it now)";
   } else {
     kp.pack_b = true;
     kp.pack_isa = isa_record(isa.fixed).name;

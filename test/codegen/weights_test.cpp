@@ -115,5 +115,36 @@ TEST(Weights, DispatchFilesDeclareThemOnce) {
   EXPECT_EQ(s.find("extern const float a[8192]"), s.rfind("extern const float a[8192]"));
 }
 
+// A matmul's constant B: under --isa native packed once, on the first call, into a function-local
+// static (the panel width is the C++ compiler's choice); pinned, packed by staxc into the file.
+driver::CompiledModel compile_linear(IsaTarget isa) {
+  std::string w = "[";
+  for (int i = 0; i < 8 * 16; ++i) w += (i ? ", " : "") + std::to_string(i % 7 - 3);
+  const std::string g = R"({"format": "stax-graph", "version": 1, "name": "lin",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [4, 8]}],
+    "constants": [{"name": "w", "dtype": "float32", "shape": [8, 16], "data": )" + w + R"(]}],
+    "nodes": [{"name": "y", "op": "relu", "args": [{"op": "matmul", "args": ["x", "w"]}]}],
+    "outputs": ["y"]})";
+  driver::CompileOptions o;
+  o.isa = isa;
+  return driver::compile_graph(graph::parse_graph(g), o);
+}
+
+TEST(Weights, ConstantBUnderNativeIsPackedOnceOnTheFirstCall) {
+  const driver::CompiledModel m = compile_linear(IsaTarget::native());
+  const kernelplan::KernelPlan& kp = m.kernels.at(0).kernels.at(0);
+  EXPECT_TRUE(kp.pack_once);
+  EXPECT_FALSE(kp.pack_b);
+  EXPECT_TRUE(contains(kp.pack_reason, "packed on the first call")) << kp.pack_reason;
+  EXPECT_TRUE(contains(m.code.source, "static const float* const packed = stax_rt::matmul_pack_b_native<float>(w, 16, 1, 8, 16);"));
+  EXPECT_TRUE(contains(m.code.source, "stax_rt::matmul_packed_once<float>("));
+  const driver::CompiledModel pinned = compile_linear(IsaTarget::of(Isa::Avx2));
+  const kernelplan::KernelPlan& pp = pinned.kernels.at(0).kernels.at(0);
+  EXPECT_TRUE(pp.pack_b);
+  EXPECT_FALSE(pp.pack_once);
+  EXPECT_FALSE(contains(pinned.code.source, "matmul_pack_b_native<float>("));
+  EXPECT_TRUE(contains(pinned.code.source, "stax_rt::matmul_prepacked<float, "));
+}
+
 }  // namespace
 }  // namespace stax::codegen

@@ -171,6 +171,14 @@ void constant_weight_cases(Table& t) {
   t.add("one row against a constant weight", {input("x", "float32", "[1, 64]")},
         {node("y", "matmul", R"(["x", "w"])")}, {"y"}, {weight("w", "float32", "[64, 50]", 64 * 50)})
       .tolerance = constant_b_bound(f32, 64);
+  // A short A's wide tiles span several panels: the last strip of a B of fewer panels must read
+  // only the panels it has (under the sanitizers, the packed-once copy is exactly its size).
+  t.add("one row against a constant weight of one ragged panel", {input("x", "float32", "[1, 24]")},
+        {node("y", "matmul", R"(["x", "w"])")}, {"y"}, {weight("w", "float32", "[24, 20]", 24 * 20)})
+      .tolerance = constant_b_bound(f32, 24);
+  t.add("three rows against a constant weight, float64, ragged panel", {input("x", "float64", "[3, 10]")},
+        {node("y", "matmul", R"(["x", "w"])")}, {"y"}, {weight("w", "float64", "[10, 12]", 10 * 12)})
+      .tolerance = constant_b_bound(f64, 10);
   t.add("constant weight shared by two products", {input("x", "float32", "[6, 16]"), input("z", "float32", "[3, 16]")},
         {node("y", "matmul", R"(["x", "w"])"), node("u", "matmul", R"(["z", "w"])")}, {"y", "u"},
         {weight("w", "float32", "[16, 40]", 16 * 40)})

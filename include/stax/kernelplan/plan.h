@@ -182,6 +182,7 @@ struct KernelPlan {
   // instruction set, so that nothing is packed at run time (then B is no parameter: the kernel
   // reads the packed array of the generated file); or why not.
   bool pack_b = false;
+  bool pack_once = false;  // B a constant packed at run time, once for the process (--isa native)
   std::string pack_isa;  // the set B is packed for (its record's name)
   std::string pack_reason;
   bool conv_direct = false;        // extern conv: the runtime's direct loops, not its GEMM

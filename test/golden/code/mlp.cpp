@@ -3570,6 +3570,10 @@ inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>
                       T* abuf, T* tail) {
   const bool ahead = !bb.in_place && bb.width != plan.nr;
   const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, ahead);
+  // A wide tile of a short A reads several panels packed ahead: the last strip, with fewer
+  // panels than that, runs panel by panel on the tiles one panel wide, reading nothing past B.
+  constexpr int64_t P = GemmShape<T, I>::panel;
+  const GemmTileFn<T>* panel_tiles = GemmShape<T, I>::tiles(P, false);
   for (int64_t ic = m0; ic < m1; ic += plan.mc) {
     const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
     gemm_pack_a_fast<T, I>(A.p + ic * A.rs + pc * A.cs, A.rs, A.cs, mb, kb, plan.mr, abuf);
@@ -3585,7 +3589,13 @@ inline void gemm_rows(const GemmPlan& plan, GemmMatrix<T> A, const GemmBBlock<T>
       for (int64_t ir = 0; ir < mb; ir += plan.mr) {
         const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
         T* ct = c + (ic + ir) * ldc + j;
-        tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, bb.panel_stride, ct, ldc, n, pc > 0);
+        if (ahead && (n + P - 1) / P * P < plan.nr) {
+          for (int64_t q = 0; q * P < n; ++q)
+            panel_tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp + q * bb.panel_stride, bks, bb.panel_stride, ct + q * P,
+                               ldc, static_cast<int>(n - q * P < P ? n - q * P : P), pc > 0);
+        } else {
+          tiles[m - 1](kb, abuf + ir * kb, plan.mr, bp, bks, bb.panel_stride, ct, ldc, n, pc > 0);
+        }
         if (last) ep(ic + ir, ic + ir + m, j, j + n, ct, ldc);
       }
     }
@@ -3913,6 +3923,30 @@ inline void matmul_prepacked(const T* a, int64_t a_sm, int64_t a_sk, const T* pa
   else gemm_prepacked<T, I>(a, a_sm, a_sk, packed_b, c, N, M, N, K, EpilogueRef<T, 0>(ep));
 }
 
+// A constant B packed once for the life of the process on the instruction set the compiler
+// targets (gemm_pack_b_fast into gemm_panel_width<T>(IsaNative::width) columns): what generated
+// code calls, in the initializer of a function-local static, for a constant B under --isa native,
+// whose panel width staxc does not know. Null when memory runs out (B is then packed per call).
+template <typename T>
+inline const T* matmul_pack_b_native(const T* b, int64_t b_sk, int64_t b_sn, int64_t K, int64_t N) {
+  static_assert(std::is_floating_point_v<T>, "the B of float and double products is packed");
+  const int64_t P = gemm_panel_width<T>(IsaNative::width);
+  const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(gemm_packed_b_size(K, N, P));
+  T* out = static_cast<T*>(::operator new(bytes, std::align_val_t(64), std::nothrow));
+  if (out != nullptr) gemm_pack_b_fast<T, IsaNative>(b, b_sk, b_sn, K, N, P, out);
+  return out;
+}
+
+// A product whose B is a constant packed once by matmul_pack_b_native (`packed`), or, when that
+// found no memory (null), read from `b` and packed per call.
+template <typename T, typename E = GemmNoEpilogue>
+inline void matmul_packed_once(const T* a, int64_t a_sm, int64_t a_sk, const T* b, int64_t b_sk, int64_t b_sn,
+                               const T* packed, T* c, int64_t M, int64_t N, int64_t K, const E& ep = E()) {
+  if (packed != nullptr) return matmul_prepacked<T, IsaNative>(a, a_sm, a_sk, packed, c, M, N, K, ep);
+  if constexpr (std::is_same_v<E, GemmNoEpilogue>) matmul<T>(a, a_sm, a_sk, b, b_sk, b_sn, c, M, N, K);
+  else matmul_epilogue<T>(a, a_sm, a_sk, b, b_sk, b_sn, c, M, N, K, ep);
+}
+
 // C[x..., M, N] = A_x * B_x for every position x of the batch shape (`rank` dims of `shape`),
 // A_x at a + sum_d x_d * a_bs[d] (stride 0 broadcasts), B_x likewise, C dense. float and double
 // run gemm_batched (many small products in parallel, one thread each; large ones each over all
@@ -3989,7 +4023,8 @@ void kernel_op0_op1(const float* x, const float* w1, const float* b1_, float* bu
       }
     }
   };
-  stax_rt::matmul_epilogue<float>(x, 4, 1, w1, 1, 4, buf6, 16, 8, 4, epilogue);
+  static const float* const packed = stax_rt::matmul_pack_b_native<float>(w1, 1, 4, 4, 8);
+  stax_rt::matmul_packed_once<float>(x, 4, 1, w1, 1, 4, packed, buf6, 16, 8, 4, epilogue);
 }
 
 // kernel op2_op3 (extern_epilogue): computes y#1, y
@@ -4004,7 +4039,8 @@ void kernel_op2_op3(const float* buf6, const float* w2, const float* b2_, float*
       }
     }
   };
-  stax_rt::matmul_epilogue<float>(buf6, 8, 1, w2, 1, 8, buf8, 16, 4, 8, epilogue);
+  static const float* const packed = stax_rt::matmul_pack_b_native<float>(w2, 1, 8, 8, 4);
+  stax_rt::matmul_packed_once<float>(buf6, 8, 1, w2, 1, 8, packed, buf8, 16, 4, 8, epilogue);
 }
 
 // The inputs and outputs as the C API describes them.
