@@ -143,7 +143,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const fs::path& model_dir, 
                 std::string(dtype_name(*dt)) + shape_str(shape) + " needs " + std::to_string(out.nbytes()));
     // raw_data is little-endian, as is every machine staxc runs on.
     static_assert(std::endian::native == std::endian::little, "big-endian hosts are unsupported");
-    std::memcpy(out.data(), t.raw_data().data(), out.nbytes());
+    // An empty tensor (a zero dim) has no storage: memcpy must not see its null pointer.
+    if (out.nbytes() > 0) std::memcpy(out.data(), t.raw_data().data(), out.nbytes());
   } else {
     read_typed(t, site, out);
   }
