@@ -156,7 +156,7 @@ double measure_fma_per_cycle(double ghz) {
 }
 
 // ---- shapes ----
-enum class Kind { Plain, TransposedB, Prepacked, Batched, Mlp };
+enum class Kind { Plain, TransposedB, Prepacked, Batched, Mlp, MlpConst };
 
 struct Shape {
   const char* name;
@@ -185,6 +185,10 @@ const Shape kShapes[] = {
     // the pointwise kernels between and after them (OpenMP loops, erff). M N K of one product;
     // the flops count both.
     {"MLP + epilogues (generated)", 2, 512, 4096, 1024, Kind::Mlp},
+    // The same with the weights and biases constants of the graph (bench/mlp_const.json, read
+    // from STAX_BENCH_MLP_WEIGHTS), as in a model: the generated code packs each W once for the
+    // process, where a runtime library's sgemm packs it on every call.
+    {"MLP + epilogues, constant weights (generated)", 2, 512, 4096, 1024, Kind::MlpConst},
 #endif
 };
 
@@ -192,6 +196,20 @@ const Shape kShapes[] = {
 // The generated code of bench/mlp.json (staxc --name bench_mlp), built on its own.
 extern "C" int bench_mlp_run(const void* const* inputs, void* const* outputs, void* workspace);
 extern "C" size_t bench_mlp_workspace_size(void);
+extern "C" int bench_mlp_const_run(const void* const* inputs, void* const* outputs, void* workspace);
+extern "C" size_t bench_mlp_const_workspace_size(void);
+
+// W1, b1, W2, b2 of the MLP from the raw float32 file bench/mlp_const.json names.
+void read_mlp_weights(std::vector<float>* const (&parts)[4]) {
+  std::FILE* f = std::fopen(STAX_BENCH_MLP_WEIGHTS, "rb");
+  bool ok = f != nullptr;
+  for (std::vector<float>* v : parts) ok = ok && std::fread(v->data(), sizeof(float), v->size(), f) == v->size();
+  if (f != nullptr) std::fclose(f);
+  if (!ok) {
+    std::fprintf(stderr, "gemm_bench: cannot read the MLP's weights from %s\n", STAX_BENCH_MLP_WEIGHTS);
+    std::exit(1);
+  }
+}
 #endif
 
 struct Buffers {
@@ -211,7 +229,8 @@ Buffers make_buffers(const Shape& s) {
     state = state * 1664525u + 1013904223u;
     return static_cast<float>(static_cast<int>(state >> 9) % 2001 - 1000) / 1000.0f;
   };
-  if (s.kind == Kind::Mlp) {  // one batch of x, W1 [K, N]; W2 [N, K]; the result [M, K]
+  const bool mlp = s.kind == Kind::Mlp || s.kind == Kind::MlpConst;
+  if (mlp) {  // one batch of x, W1 [K, N]; W2 [N, K]; the result [M, K]
     buf.a.resize(static_cast<std::size_t>(s.M * s.K));
     buf.b.resize(static_cast<std::size_t>(s.K * s.N));
     buf.w2.resize(static_cast<std::size_t>(s.N * s.K));
@@ -223,11 +242,14 @@ Buffers make_buffers(const Shape& s) {
     for (std::vector<float>* v : {&buf.w2, &buf.b1, &buf.b2})
       for (float& x : *v) x = next() * 0.05f;
 #ifdef STAX_BENCH_MLP
-    buf.workspace.resize(bench_mlp_workspace_size());
+    buf.workspace.resize(s.kind == Kind::Mlp ? bench_mlp_workspace_size() : bench_mlp_const_workspace_size());
 #endif
   }
   for (float& x : buf.a) x = next();
   for (float& x : buf.b) x = next() * 0.05f;
+#ifdef STAX_BENCH_MLP
+  if (s.kind == Kind::MlpConst) read_mlp_weights({&buf.b, &buf.b1, &buf.w2, &buf.b2});
+#endif
   if (s.kind == Kind::Prepacked) {
     const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
     buf.packed.resize(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(s.K, s.N, P)));
@@ -257,6 +279,14 @@ void run_stax(const Shape& s, Buffers& buf) {
 #endif
       break;
     }
+    case Kind::MlpConst: {
+#ifdef STAX_BENCH_MLP
+      const void* in[1] = {a};
+      void* out[1] = {c};
+      bench_mlp_const_run(in, out, buf.workspace.data());
+#endif
+      break;
+    }
   }
 }
 
@@ -282,7 +312,7 @@ void run_blas_mlp(const Shape& s, Buffers& buf) {
 
 // OpenBLAS: the same product; a batch is a loop of calls (0.3.21 has no batched entry).
 void run_blas(const Shape& s, Buffers& buf) {
-  if (s.kind == Kind::Mlp) return run_blas_mlp(s, buf);
+  if (s.kind == Kind::Mlp || s.kind == Kind::MlpConst) return run_blas_mlp(s, buf);
   const bool bt = s.kind == Kind::TransposedB;
   for (int64_t x = 0; x < s.batch; ++x)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, bt ? CblasTrans : CblasNoTrans, static_cast<int>(s.M),

@@ -9,7 +9,9 @@
 # Haswell kernels (AVX2 and FMA too).
 #
 # The MLP row runs the code staxc generates for bench/mlp.json (both GEMMs with their epilogues)
-# against OpenBLAS plus separate pointwise loops; staxc is built in BENCH_BUILD (build-bench).
+# against OpenBLAS plus separate pointwise loops; the next row the code of bench/mlp_const.json,
+# the same MLP with its weights and biases constants of the graph (random, written here to
+# mlp_weights.bin, which OpenBLAS's side reads too). staxc is built in BENCH_BUILD (build-bench).
 #
 #   scripts/bench_gemm.sh [gemm_bench options...]   (e.g. --only M=16 --seconds 1)
 #   env: BENCH_THREADS (default 2), CXX (default g++), BENCH_BUILD (default build-bench)
@@ -31,13 +33,24 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 fi
 cmake --build "$build_dir" -j2 --target staxc >/dev/null
 "$build_dir/tools/staxc" "$root/bench/mlp.json" -o "$work/mlp.cpp" --name bench_mlp
+# W1 [1024, 4096], b1 [4096], W2 [4096, 1024], b2 [1024] as raw float32, uniform in [-0.05, 0.05].
+python3 - "$work/mlp_weights.bin" <<'PY'
+import array, random, sys
+random.seed(7)
+n = 1024 * 4096 * 2 + 4096 + 1024
+array.array("f", (random.uniform(-0.05, 0.05) for _ in range(n))).tofile(open(sys.argv[1], "wb"))
+PY
+cp "$root/bench/mlp_const.json" "$work/"
+"$build_dir/tools/staxc" "$work/mlp_const.json" -o "$work/mlp_const.cpp" --name bench_mlp_const
 
 build() {  # build OUT FLAGS...: the benchmark, as generated code is built (-O2)
   local out="$1"
   shift
   ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -c "$work/mlp.cpp" -o "$work/mlp.o"
-  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -DSTAX_BENCH_MLP -I"$root/lib/codegen/runtime" -I"$blas_inc" \
-    "$root/bench/gemm_bench.cpp" "$work/mlp.o" "$blas_lib" -lsleef -o "$out"
+  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -c "$work/mlp_const.cpp" -o "$work/mlp_const.o"
+  ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -DSTAX_BENCH_MLP -DSTAX_BENCH_MLP_WEIGHTS="\"$work/mlp_weights.bin\"" \
+    -I"$root/lib/codegen/runtime" -I"$blas_inc" \
+    "$root/bench/gemm_bench.cpp" "$work/mlp.o" "$work/mlp_const.o" "$blas_lib" -lsleef -o "$out"
 }
 echo "building bench/gemm_bench.cpp" >&2
 build "$work/gemm_bench" -march=native
