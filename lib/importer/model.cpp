@@ -52,6 +52,21 @@ void check_ops_supported(const onnx::GraphProto& g) {
   }
 }
 
+// Windows whose ONNX shape inference divides by a stride (convPoolShapeInference: a stride of 0
+// is an integer division by zero, a crash, not an error it reports): strides checked first.
+void check_strides(const onnx::GraphProto& g) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() != "strides") continue;
+      for (int64_t v : a.ints())
+        if (v <= 0)
+          throw GraphError("graph.node[" + std::to_string(i) + "]", n.name(), n.op_type(),
+                           "strides must be positive, got " + std::to_string(v));
+    }
+  }
+}
+
 // A missing external data file is an I/O error, told before the checker reports it as invalid.
 void check_external_files(const onnx::GraphProto& g, const fs::path& dir) {
   for (const onnx::TensorProto& t : g.initializer()) {
@@ -179,6 +194,7 @@ LoadedModel load_model(std::string_view bytes, const fs::path& dir, const Import
     model_error(std::string("not an ONNX model: it has no ") + (lm.proto.ir_version() <= 0 ? "ir_version" : "graph"));
   lm.opset = default_opset(lm.proto);
   check_ops_supported(lm.proto.graph());
+  check_strides(lm.proto.graph());
   check_external_files(lm.proto.graph(), dir);
   run_checker(lm.proto, dir);
   fix_input_shapes(*lm.proto.mutable_graph(), opts);

@@ -71,6 +71,20 @@ TEST(ImportConv, Refusals) {
             std::string::npos);
 }
 
+// A stride of 0 would divide by zero inside ONNX's own shape inference (a crash the ONNX fuzzer
+// found): refused before it runs, for convolutions and pools alike.
+TEST(ImportConv, NonPositiveStridesRefusedBeforeShapeInference) {
+  for (const std::string op : {"Conv", "MaxPool", "AveragePool"}) {
+    std::vector<onnx::AttributeProto> attrs{attr_ints("strides", {0, 1})};
+    if (op != "Conv") attrs.push_back(attr_ints("kernel_shape", {3, 3}));
+    EXPECT_NE(std::string(mapping_error(op, attrs).what()).find("strides must be positive, got 0"), std::string::npos)
+        << op;
+    attrs[0] = attr_ints("strides", {1, -2});
+    EXPECT_NE(std::string(mapping_error(op, attrs).what()).find("strides must be positive, got -2"), std::string::npos)
+        << op;
+  }
+}
+
 TEST(ImportPool, MaxPool) {
   EXPECT_EQ(mapped("MaxPool", {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1})}),
             json::parse(R"({"name": "y", "op": "max_pool2d", "args": ["x"], "kernel_size": [3, 3], "stride": [2, 2],
