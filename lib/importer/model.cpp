@@ -1,8 +1,11 @@
 // The model before mapping: parsed by protobuf, its opset and ops checked, validated by ONNX's
 // checker, its input shapes fixed and ONNX's shape inference run over it (type constraints
 // included), so that the mappers see a well-formed model with static input shapes.
+#include <algorithm>
 #include <climits>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "importer.h"
 #include "onnx/checker.h"
@@ -64,6 +67,41 @@ void check_strides(const onnx::GraphProto& g) {
           throw GraphError("graph.node[" + std::to_string(i) + "]", n.name(), n.op_type(),
                            "strides must be positive, got " + std::to_string(v));
     }
+  }
+}
+
+// A Conv without kernel_shape has ONNX's shape inference take the kernel from the weight's dims
+// and index the strides, pads and dilations (sized by the input's rank) by them: a weight of
+// another rank than the input reads past those (a crash the ONNX fuzzer found). Where the
+// weight's shape is known (an initializer, or an input of fixed shape), kernel_shape is written
+// from it, as the ONNX spec defines its default, and inference then checks its size.
+void pin_kernel_shapes(onnx::GraphProto& g) {
+  std::map<std::string, std::vector<int64_t>> known;
+  for (const onnx::TensorProto& t : g.initializer()) known[t.name()] = {t.dims().begin(), t.dims().end()};
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (known.count(in.name()) != 0 || !in.type().tensor_type().has_shape()) continue;
+    std::vector<int64_t> dims;
+    for (const onnx::TensorShapeProto_Dimension& d : in.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) break;
+      dims.push_back(d.dim_value());
+    }
+    if (static_cast<int>(dims.size()) == in.type().tensor_type().shape().dim_size()) known[in.name()] = dims;
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& n = *g.mutable_node(i);
+    if (n.op_type() != "Conv" || n.input_size() < 2) continue;
+    const bool has_kernel = std::any_of(n.attribute().begin(), n.attribute().end(),
+                                        [](const onnx::AttributeProto& a) { return a.name() == "kernel_shape"; });
+    auto w = known.find(n.input(1));
+    if (has_kernel || w == known.end()) continue;
+    if (w->second.size() < 2)
+      throw GraphError("graph.node[" + std::to_string(i) + "]", n.name(), n.op_type(),
+                       "the weight '" + n.input(1) + "' has rank " + std::to_string(w->second.size()) +
+                           "; a convolution's weight has at least 2 dims");
+    onnx::AttributeProto& a = *n.add_attribute();
+    a.set_name("kernel_shape");
+    a.set_type(onnx::AttributeProto::INTS);
+    for (std::size_t d = 2; d < w->second.size(); ++d) a.add_ints(w->second[d]);
   }
 }
 
@@ -198,6 +236,7 @@ LoadedModel load_model(std::string_view bytes, const fs::path& dir, const Import
   check_external_files(lm.proto.graph(), dir);
   run_checker(lm.proto, dir);
   fix_input_shapes(*lm.proto.mutable_graph(), opts);
+  pin_kernel_shapes(*lm.proto.mutable_graph());
   infer_shapes(lm.proto);
   return lm;
 }

@@ -25,8 +25,9 @@ json mapped(const std::string& op, const std::vector<onnx::AttributeProto>& attr
 }
 
 GraphError mapping_error(const std::string& op, const std::vector<onnx::AttributeProto>& attrs,
-                         Shape x_shape = {1, 2, 5, 5}, Shape w_shape = {4, 2, 3, 3}) {
+                         Shape x_shape = {1, 2, 5, 5}, Shape w_shape = {4, 2, 3, 3}, bool infer = true) {
   OnnxModel m;
+  m.infer_output_shapes = infer;
   std::vector<Dim> dims(x_shape.begin(), x_shape.end());
   m.input("x", DType::Float32, dims);
   std::vector<std::string> ins{"x"};
@@ -34,7 +35,9 @@ GraphError mapping_error(const std::string& op, const std::vector<onnx::Attribut
     m.initializer("w", iota(DType::Float32, w_shape));
     ins = {"x", "w"};
   }
-  m.node(op, ins, {"y"}, attrs).output("y", DType::Float32);
+  // (without inference the checker wants the output's shape: any will do, the error comes first)
+  if (infer) m.node(op, ins, {"y"}, attrs).output("y", DType::Float32);
+  else m.node(op, ins, {"y"}, attrs).output("y", DType::Float32, {1, 1, 1, 1});
   return import_error(m);
 }
 
@@ -71,16 +74,30 @@ TEST(ImportConv, Refusals) {
             std::string::npos);
 }
 
+// A weight of higher rank than the input, without kernel_shape, would have ONNX's shape inference
+// index the strides and pads past their end (a crash the ONNX fuzzer found; CI's sanitized
+// stage sees the read): kernel_shape is written from the weight first, and inference refuses it.
+TEST(ImportConv, WeightOfAnotherRankThanTheInputRefused) {
+  const std::string e =
+      mapping_error("Conv", {attr_ints("strides", {1, 1})}, {1, 2, 5, 5}, {4, 2, 3, 3, 3, 3}, false).what();
+  EXPECT_NE(e.find("kernel_shape"), std::string::npos) << e;
+  const std::string r = mapping_error("Conv", {}, {1, 2, 5, 5}, {4}, false).what();
+  EXPECT_NE(r.find("has rank 1"), std::string::npos) << r;
+}
+
 // A stride of 0 would divide by zero inside ONNX's own shape inference (a crash the ONNX fuzzer
 // found): refused before it runs, for convolutions and pools alike.
 TEST(ImportConv, NonPositiveStridesRefusedBeforeShapeInference) {
   for (const std::string op : {"Conv", "MaxPool", "AveragePool"}) {
     std::vector<onnx::AttributeProto> attrs{attr_ints("strides", {0, 1})};
     if (op != "Conv") attrs.push_back(attr_ints("kernel_shape", {3, 3}));
-    EXPECT_NE(std::string(mapping_error(op, attrs).what()).find("strides must be positive, got 0"), std::string::npos)
+    const Shape w{4, 2, 3, 3};
+    EXPECT_NE(std::string(mapping_error(op, attrs, {1, 2, 5, 5}, w, false).what()).find("strides must be positive, got 0"),
+              std::string::npos)
         << op;
     attrs[0] = attr_ints("strides", {1, -2});
-    EXPECT_NE(std::string(mapping_error(op, attrs).what()).find("strides must be positive, got -2"), std::string::npos)
+    EXPECT_NE(std::string(mapping_error(op, attrs, {1, 2, 5, 5}, w, false).what()).find("strides must be positive, got -2"),
+              std::string::npos)
         << op;
   }
 }

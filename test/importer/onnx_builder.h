@@ -50,6 +50,9 @@ class OnnxModel {
   void write(const std::filesystem::path& file) const;
 
   onnx::ModelProto proto;
+  // False for a model ONNX's own shape inference would crash on (which the importer must refuse
+  // before running it): bytes() then writes the model as it is.
+  bool infer_output_shapes = true;
 };
 
 }  // namespace stax::testing
