@@ -1,16 +1,19 @@
 // The runtime's convolution (lib/codegen/runtime/stax_conv.h) against im2col + OpenBLAS's
-// cblas_sgemm on ResNet-18's convolutions at batch 1 (224 x 224), the benchmark behind
-// scripts/bench_conv.sh.
+// cblas_sgemm on ResNet-18's convolutions at batch 1 (224 x 224) and some pointwise ones of
+// ResNet-50 and MobileNet-V2, the benchmark behind scripts/bench_conv.sh.
 //
 //   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check]
 //
 // staxc's side is what generated code runs for a constant weight: stax_rt::conv_run with the
-// weights packed ahead (once, outside the timing), the bias added in its tiles. OpenBLAS's side
+// weights packed ahead (once, outside the timing), the bias added in its tiles; "packed patches"
+// is the same call made to pack the patches block by block (conv_run's `shift` = 0) where the
+// default reads them from the shifted input (stax_conv_shift.h). OpenBLAS's side
 // is the classic lowering: the patches written whole into an im2col buffer (allocated once,
 // written on every call and timed: it is part of that method), one sgemm, then the bias. Both
 // sides are called alternately (one call of each in turn), the median of N calls after two
 // warm-up calls each (N from --seconds per side, between 5 and --reps). GFLOP/s counts
-// 2 Cout K OH OW per convolution, K = Cin KH KW. `--check` compares the two results.
+// 2 Cout K OH OW per convolution, K = Cin KH KW. `--check` compares the results with OpenBLAS's
+// and the two paths of staxc with each other (the same summation order: equal bits).
 //
 // Build (scripts/bench_conv.sh does it; -O2 as generated code is built):
 //   g++ -std=c++17 -O2 -march=native -fopenmp -Ilib/codegen/runtime
@@ -26,6 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -83,7 +87,8 @@ struct Layer {
   int64_t c, hw, cout, k, stride, pad;
 };
 
-// ResNet-18's distinct convolutions at 224 x 224 (each 3x3 of layer1 appears 4 times, ...).
+// ResNet-18's distinct convolutions at 224 x 224 (each 3x3 of layer1 appears 4 times, ...), then
+// a few pointwise ones of ResNet-50 and MobileNet-V2.
 const Layer kLayers[] = {
     {"conv1 7x7/2", 3, 224, 64, 7, 2, 3},          {"layer1 3x3", 64, 56, 64, 3, 1, 1},
     {"layer2.0 3x3/2", 64, 56, 128, 3, 2, 1},      {"layer2 3x3", 128, 28, 128, 3, 1, 1},
@@ -91,6 +96,11 @@ const Layer kLayers[] = {
     {"layer3 3x3", 256, 14, 256, 3, 1, 1},         {"layer3 down 1x1/2", 128, 28, 256, 1, 2, 0},
     {"layer4.0 3x3/2", 256, 14, 512, 3, 2, 1},     {"layer4 3x3", 512, 7, 512, 3, 1, 1},
     {"layer4 down 1x1/2", 256, 14, 512, 1, 2, 0},
+    // Pointwise convolutions of ResNet-50's bottlenecks and MobileNet-V2's inverted residuals.
+    {"r50 l1 1x1 256>64", 256, 56, 64, 1, 1, 0},   {"r50 l1 1x1 64>256", 64, 56, 256, 1, 1, 0},
+    {"r50 l3 1x1 1024>256", 1024, 14, 256, 1, 1, 0}, {"r50 l4 1x1 512>2048", 512, 7, 2048, 1, 1, 0},
+    {"mbv2 1x1 24>144", 24, 56, 144, 1, 1, 0},     {"mbv2 1x1 144>24", 144, 56, 24, 1, 1, 0},
+    {"mbv2 1x1 384>64", 384, 14, 64, 1, 1, 0},
 };
 
 ConvShape shape_of(const Layer& l) {
@@ -146,30 +156,39 @@ void run_layer(const Layer& l, int threads, const Options& o) {
   const float* packed = stax_rt::conv_pack_weights<float, Isa>(s, w.data());
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
+  std::vector<float> c(a.size());
   auto ours = [&] { stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), packed, bias.data(), a.data()); };
+  auto packing = [&] {  // the patches packed block by block, not read from the shifted input
+    stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), packed, bias.data(), c.data(), stax_rt::ConvNoEpilogue(), 0);
+  };
   auto theirs = [&] { im2col_sgemm(s, x.data(), w.data(), bias.data(), col.data(), b.data()); };
-  for (int i = 0; i < 2; ++i) ours(), theirs();
+  for (int i = 0; i < 2; ++i) ours(), packing(), theirs();
   const double t0 = now();
   ours();
   const double once = std::max(now() - t0, 1e-7);
   const int n = std::max(5, std::min(o.reps, static_cast<int>(o.seconds / once)));
-  std::vector<double> ta, tb;
+  std::vector<double> ta, tb, tc;
   for (int i = 0; i < n; ++i) {
     double t = now();
     ours();
     ta.push_back(now() - t);
     t = now();
+    packing();
+    tc.push_back(now() - t);
+    t = now();
     theirs();
     tb.push_back(now() - t);
   }
   const double flops = 2.0 * static_cast<double>(s.cout) * static_cast<double>(K) * static_cast<double>(N);
-  const double ga = flops / median(ta) * 1e-9, gb = flops / median(tb) * 1e-9;
-  std::printf("%-20s %4lld %4lld %4lld %6lld %7d %10.1f %10.1f %7.2f", l.name, static_cast<long long>(s.c),
-              static_cast<long long>(s.cout), static_cast<long long>(s.oh), static_cast<long long>(K), threads, ga, gb, ga / gb);
+  const double ga = flops / median(ta) * 1e-9, gb = flops / median(tb) * 1e-9, gc = flops / median(tc) * 1e-9;
+  std::printf("%-20s %4lld %4lld %4lld %6lld %7d %10.1f %10.1f %10.1f %7.2f", l.name, static_cast<long long>(s.c),
+              static_cast<long long>(s.cout), static_cast<long long>(s.oh), static_cast<long long>(K), threads, ga, gc,
+              gb, ga / gb);
   if (o.check) {
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
-    std::printf("   max |diff| %.2g", worst);
+    std::printf("   max |diff| %.2g, packed path %s", worst,
+                std::memcmp(a.data(), c.data(), a.size() * sizeof(float)) == 0 ? "bitwise equal" : "DIFFERS");
   }
   std::printf("\n");
   ::operator delete(const_cast<float*>(packed), std::align_val_t(64));
@@ -181,7 +200,8 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s\n", Isa::name, policy ? policy : "(default)");
-  std::printf("%-20s %4s %4s %4s %6s %7s %10s %10s %7s\n", "layer", "Cin", "Cout", "OH", "K", "threads", "staxc GF/s",
+  std::printf("%-20s %4s %4s %4s %6s %7s %10s %10s %10s %7s\n", "layer", "Cin", "Cout", "OH", "K", "threads", "staxc GF/s",
+              "packed pat",
               "im2col+BLAS", "ratio");
   for (int threads : o.threads)
     for (const Layer& l : kLayers)

@@ -1,9 +1,9 @@
 // Convolution checks (runtime/stax_conv.h), built per instruction set with the GEMM checks: every
 // output against a naive loop in long double within the GEMM's bound (K + 1 roundings: the sum
 // and the bias), over strides, paddings, dilations, groups (depthwise included), 1x1, conv1d,
-// odd sizes and batches, through the GEMM (weights packed per call and ahead) and the direct
-// loops; the same bits on 1 and 2 threads; the epilogue called once per output element with
-// the bias already added.
+// odd sizes and batches, through the GEMM (weights packed per call and ahead; the patches packed
+// and read in place from the shifted input, with the same bits) and the direct loops; the same
+// bits on 1 and 2 threads; the epilogue called once per output element with the bias added.
 #include "gemm_checks.h"
 
 #include "stax_conv.h"
@@ -86,19 +86,31 @@ int check_against_naive(const ConvShape& s, const ConvData<T>& d, bool with_bias
   return bad;
 }
 
-template <typename T> std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool packed) {
+// `shift`: conv_run's choice of path for the patches (-1 its own, 0 packed, 1 read in place from
+// the shifted input where the kernel has several taps).
+template <typename T>
+std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool packed, int shift = -1) {
   std::vector<T> out(static_cast<std::size_t>(s.n * s.cout * s.oh * s.ow), T(12345));
   const T* wp = packed ? stax_rt::conv_pack_weights<T, Isa>(s, d.w.data()) : nullptr;
-  stax_rt::conv_run<T, Isa>(s, d.x.data(), d.w.data(), wp, bias ? d.bias.data() : nullptr, out.data());
+  stax_rt::conv_run<T, Isa>(s, d.x.data(), d.w.data(), wp, bias ? d.bias.data() : nullptr, out.data(),
+                            stax_rt::ConvNoEpilogue(), shift);
   ::operator delete(const_cast<T*>(wp), std::align_val_t(64));
   return out;
 }
 
-// Through the GEMM (weights packed per call and ahead) and through the direct loops.
+// Through the GEMM (weights packed per call and ahead; the patches packed and read from the
+// shifted input, which give the same bits) and through the direct loops.
 template <typename T> void check_shape(ConvShape s, uint64_t seed) {
   const ConvData<T> d = data_for<T>(s, seed);
-  check_against_naive(s, d, true, run(s, d, true, false), "GEMM, bias, weights packed per call");
-  check_against_naive(s, d, false, run(s, d, false, true), "GEMM, no bias, weights packed ahead");
+  for (int shift : {0, 1}) {
+    const char* how = shift == 0 ? "patches packed" : "patches read in place";
+    const std::vector<T> per_call = run(s, d, true, false, shift), ahead = run(s, d, false, true, shift);
+    check_against_naive(s, d, true, per_call, (std::string("GEMM, bias, weights packed per call, ") + how).c_str());
+    check_against_naive(s, d, false, ahead, (std::string("GEMM, no bias, weights packed ahead, ") + how).c_str());
+    const std::vector<T> other = run(s, d, true, false, 1 - shift);
+    CHECK(std::memcmp(per_call.data(), other.data(), other.size() * sizeof(T)) == 0,
+          "%s: the bits differ between the patches packed and read in place", describe(s).c_str());
+  }
   s.direct = 1;
   check_against_naive(s, d, true, run(s, d, true, true), "direct loops, bias");
 }
@@ -137,8 +149,9 @@ void check_conv() {
   }
   // The same bits on 1 and 2 threads, batch 1 (threads within the product) and 4 (over images).
   const int threads = omp_get_max_threads();
-  for (int64_t n : {1, 4}) {
-    const ConvShape s = shape(n, 32, 28, 28, 48, 3, 3, 1, 1, 1, 1);
+  for (int64_t n : {1, 4})
+  for (int64_t k : {3, 1}) {  // a shifted copy of the input; a pointwise input read in place
+    const ConvShape s = shape(n, 32, 28, 28, 48, k, k, 1, k / 2, 1, 1);
     const ConvData<float> d = data_for<float>(s, 99);
     omp_set_num_threads(1);
     const std::vector<float> one = run(s, d, true, true);
@@ -146,11 +159,13 @@ void check_conv() {
     const std::vector<float> two = run(s, d, true, true), per_call = run(s, d, true, false);
     CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0 &&
               std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0,
-          "n %lld: the bits differ between 1 and 2 threads or packed ahead and per call", static_cast<long long>(n));
+          "n %lld k %lld: the bits differ between 1 and 2 threads or packed ahead and per call", static_cast<long long>(n),
+          static_cast<long long>(k));
   }
   omp_set_num_threads(threads);
   // The epilogue: each element once, after the bias; channels and positions of the whole output;
-  // through the GEMM and the direct loops.
+  // through the GEMM (both paths of the patches) and the direct loops.
+  for (int shift : {0, 1})
   for (const auto& v : {kShapes[1], kShapes[6], kShapes[7], kShapes[8]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
@@ -174,11 +189,11 @@ void check_conv() {
           x = -x;
         }
     };
-    stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), nullptr, d.bias.data(), out.data(), ep);
+    stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), nullptr, d.bias.data(), out.data(), ep, shift);
     bool once = true, negated = true;
     for (std::size_t i = 0; i < out.size(); ++i) once = once && seen[i] == 1, negated = negated && out[i] == -want[i];
-    CHECK(once && negated && wrong == 0, "%s: epilogue once %d, rewrites kept %d, %d elements wrong", describe(s).c_str(),
-          once, negated, wrong);
+    CHECK(once && negated && wrong == 0, "%s (shift %d): epilogue once %d, rewrites kept %d, %d elements wrong",
+          describe(s).c_str(), shift, once, negated, wrong);
   }
 }
 

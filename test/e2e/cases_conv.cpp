@@ -84,6 +84,9 @@ void runtime_weight_cases(Table& t) {
     add_conv(t, "3x3 stride 2 batch 2", dt, {2, 16, 14, 13}, {33, 16, 3, 3}, R"("stride": 2, "padding": 1)", true);
     add_conv(t, "1x1", dt, {2, 24, 9, 11}, {12, 24, 1, 1}, "", false);
     add_conv(t, "1x1 stride 2", dt, {1, 8, 9, 11}, {12, 8, 1, 1}, R"("stride": 2)", true);
+    // Channels of whole vectors: the input read in place, its last tile's columns copied.
+    add_conv(t, "1x1 8x6 (input read in place, ragged last tile)", dt, {1, 24, 8, 6}, {20, 24, 1, 1}, "", true);
+    add_conv(t, "1x1 4x4 batch 3 (one ragged tile)", dt, {3, 16, 4, 4}, {12, 16, 1, 1}, "", false);
     add_conv(t, "dilation, lists", dt, {1, 4, 12, 13}, {5, 4, 3, 2}, R"("stride": [1, 2], "padding": [2, 1], "dilation": [2, 3])", true);
     add_conv(t, "groups 3 (direct loops)", dt, {3, 6, 10, 10}, {9, 2, 3, 3}, R"("padding": 1, "groups": 3)", true);
     add_conv(t, "groups 2 of 8 channels (GEMM)", dt, {1, 16, 9, 9}, {12, 8, 3, 3}, R"("padding": 1, "groups": 2)", true);
@@ -217,6 +220,10 @@ void epilogue_cases(Table& t) {
         {input("x", "float32", "[1, 40, 7, 7]"), input("w", "float32", "[72, 40, 1, 1]")},
         {node("y", "hardswish", R"([{"op": "conv2d", "args": ["x", "w"]}])")}, {"y"})
       .tolerance = conv_tol(DType::Float32, 40, 0.0);
+  t.add("conv2d epilogue: residual add after a 1x1 read in place (12x12: a ragged last tile)",
+        {input("x", "float32", "[1, 32, 12, 12]"), input("w", "float32", "[40, 32, 1, 1]"), input("r", "float32", "[1, 40, 12, 12]")},
+        {node("y", "add", R"([{"op": "conv2d", "args": ["x", "w"]}, "r"])")}, {"y"})
+      .tolerance = conv_tol(DType::Float32, 32, 0.0);
   t.add("conv2d epilogue: clamp (relu6) after stride 2, 37 wide",
         {input("x", "float32", "[1, 8, 20, 74]"), input("w", "float32", "[24, 8, 3, 3]"), input("b", "float32", "[24]")},
         {node("y", "clamp", R"([{"op": "conv2d", "args": ["x", "w", "b"], "stride": 2, "padding": 1}])", R"("min": 0, "max": 6)")}, {"y"})

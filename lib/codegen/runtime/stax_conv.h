@@ -6,9 +6,11 @@
 // Per image and group, the output is a matrix: out[Cout/g, OH*OW] (NCHW is exactly that,
 // row-major) = W[Cout/g, K] x patches[K, OH*OW] with K = Cin/g * KH * KW, row k = (ci, kh, kw)
 // of the patches holding x[ci, oh * sh - ph + kh * dh, ow * sw - pw + kw * dw] (0 outside the
-// input) at column oh * OW + ow. The patches are never stored whole: each KC x NC block of them
-// is packed straight from the input into the panels the micro-kernels read (conv_pack_b), and a
-// 1x1 convolution of stride 1 without padding packs the input itself, which is that matrix.
+// input) at column oh * OW + ow. The patches are never stored whole: where that pays, the tiles
+// read them in place from a shifted copy of the input, or from the input itself for a pointwise
+// convolution (stax_conv_shift.h); else each KC x NC block of them is packed straight from the
+// input into the panels the micro-kernels read (conv_pack_b; a 1x1 convolution of stride 1
+// without padding packs the input itself, which is that matrix).
 // Summation order: that of the GEMM (stax_gemm_kernel.h), one fma per k in increasing k, the
 // bias added to the finished sum; the bits do not depend on the thread count. A grouped
 // convolution with few channels per group (depthwise: one) is no product worth packing (K =
@@ -18,7 +20,7 @@
 // A conv1d is a conv2d with H = KH = 1.
 #include "stax_gemm.h"  // (not emitted) the sections these require, so this header compiles alone
 
-// @section conv requires gemm
+// @section conv requires gemm conv_shift
 #ifndef STAX_RT_CONV
 #define STAX_RT_CONV
 namespace {
@@ -397,46 +399,59 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
 
 // ---- the entry ----
 
+// One call's operands, and its (image, group) products as ConvProblems.
+template <typename T> struct ConvCall {
+  const ConvShape* s;
+  const T *x, *w, *packed, *bias;  // packed: from conv_pack_weights, or null
+  T* out;
+  int64_t per_group;  // elements of the packed weights per group
+  ConvProblem<T> unit(int64_t u) const {
+    const int64_t image = u / s->groups, g = u % s->groups, M = s->cout_g(), N = s->spatial();
+    return ConvProblem<T>{s,
+                          x + (image * s->c + g * s->cin_g()) * s->h * s->w,
+                          w + g * M * s->k(),
+                          packed != nullptr ? packed + g * per_group : nullptr,
+                          bias != nullptr ? bias + g * M : nullptr,
+                          out + (image * s->cout + g * M) * N,
+                          g * M,
+                          image};
+  }
+};
+
+template <typename T, typename I, typename E>
+inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int outer, int inner, const E& ep);
+template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s);
+
 // out = conv(x, w) + bias on instruction set I: x [n, c, h, w], w [cout, c / groups, kh, kw]
 // (`packed`: the same weights from conv_pack_weights<T, I>, or null to pack them per call), bias
 // [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Direct
-// loops (s.direct) spread the planes over the threads; the GEMM runs over images and groups when
-// there are enough of them, else every thread on each product (its tiles split by rows and
-// columns, each thread packing the patches of its columns).
+// loops (s.direct) spread the planes over the threads. The GEMM reads the patches in place (a
+// pointwise convolution's input as it lies, a kernel of several taps from a shifted copy of the
+// input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift` < 0), or when `shift` > 0
+// forces it; else it packs them block by block (shift == 0 forces that). It runs over images and groups when there are enough of
+// them, else every thread on each product (its tiles split by rows and columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
-                     const E& ep = E()) {
+                     const E& ep = E(), int shift = -1) {
   if (s.direct) return conv_direct<T, I>(s, x, w, bias, out, ep);
   const int64_t M = s.cout_g(), N = s.spatial(), K = s.k(), units = s.n * s.groups;
   const GemmPlan plan = conv_plan<T, I>(s, packed != nullptr);
-  const int64_t per_group = packed != nullptr ? gemm_packed_a_size(M, K, plan.mr) : 0;
-  auto problem = [&](int64_t u) {
-    const int64_t image = u / s.groups, g = u % s.groups;
-    return ConvProblem<T>{&s,
-                          x + (image * s.c + g * s.cin_g()) * s.h * s.w,
-                          w + g * M * K,
-                          packed != nullptr ? packed + g * per_group : nullptr,
-                          bias != nullptr ? bias + g * M : nullptr,
-                          out + (image * s.cout + g * M) * N,
-                          g * M,
-                          image};
-  };
+  const ConvCall<T> call{&s, x, w, packed, bias, out, packed != nullptr ? gemm_packed_a_size(M, K, plan.mr) : 0};
   const int inner = gemm_threads(M, N, K, gemm_tile_count(plan, M, N));
   const int outer = gemm_threads(units * M, N, K, units);
+  const bool shifted = shift > 0 || (shift < 0 && conv_shift_pays<T, I>(s));
+  if (shifted && (s.kh * s.kw > 1 || s.pointwise()) && conv_shift_run<T, I>(call, plan, outer, inner, ep)) return;
   if (outer > 1 && outer >= inner) {
 #pragma omp parallel for schedule(static) num_threads(outer)
-    for (int64_t u = 0; u < units; ++u) conv_thread<T, I>(plan, problem(u), 0, 1, ep);
+    for (int64_t u = 0; u < units; ++u) conv_thread<T, I>(plan, call.unit(u), 0, 1, ep);
     return;
   }
   for (int64_t u = 0; u < units; ++u) {
-    const ConvProblem<T> q = problem(u);
+    const ConvProblem<T> q = call.unit(u);
 #pragma omp parallel num_threads(inner) if (inner > 1)
     {
-      int t = 0, threads = 1;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-      threads = omp_get_num_threads();
-#endif
+      const GemmTeam team = gemm_team();
+      const int t = team.t, threads = team.threads;
       conv_thread<T, I>(plan, q, t, threads, ep);
     }
   }
@@ -460,3 +475,4 @@ template <typename T> inline const T* conv_pack_weights_native(const ConvShape& 
 }  // namespace
 #endif  // STAX_RT_CONV
 // @end-sections
+#include "stax_conv_shift.h"  // (not emitted) conv_run's shifted path, which generated code gets by its section

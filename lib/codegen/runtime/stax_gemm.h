@@ -212,9 +212,24 @@ struct GemmBuffer {
     return p;
   }
 };
+// 0 and 1: the packed blocks of A and B (a convolution's shifted path: A and its block of C);
+// 2: the shifted input of a convolution (stax_conv_shift.h).
 inline GemmBuffer& gemm_buffer(int which) {
-  static thread_local GemmBuffer buffers[2];
+  static thread_local GemmBuffer buffers[3];
   return buffers[which];
+}
+
+// This thread's number in the enclosing parallel region, and the region's threads (0 of 1 outside
+// one, or without OpenMP).
+struct GemmTeam {
+  int t, threads;
+};
+inline GemmTeam gemm_team() {
+#ifdef _OPENMP
+  return {omp_get_thread_num(), omp_get_num_threads()};
+#else
+  return {0, 1};
+#endif
 }
 
 // ---- the tiles of one KC block ----
@@ -389,11 +404,8 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
   bool short_of_memory = false;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    int t = 0, nthreads = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    nthreads = omp_get_num_threads();
-#endif
+    const GemmTeam team = gemm_team();
+    const int t = team.t, nthreads = team.threads;
     const GemmGrid g = gemm_grid(mt, nt, nthreads);
     const int r = t / g.tn, q = t % g.tn;
     const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;

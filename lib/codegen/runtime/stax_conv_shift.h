@@ -1,0 +1,341 @@
+// Dense convolutions whose patches are read in place from a zero-padded copy of the input, not
+// packed (design.md, "CPU code": the GEMM's micro-kernels without an im2col buffer). Same section
+// rules as stax_prelude.h.
+//
+// The copy ("shifted input") holds each input channel of one image and group split into
+// sh x sw phases, phase (a, b) element (r, t) being the zero-padded input's (r * sh + a,
+// t * sw + b), in rows `width` = OW + (KW - 1) * dw / sw long. Output (oh, ow) is then computed at
+// the shifted position p = oh * width + ow, and tap k = (ci, ki, kj) of every output lies at
+// p + off[k] (off[k]: the channel, the phase (ki * dh % sh, kj * dw % sw) and the shift
+// (ki * dh / sh) * width + kj * dw / sw). So row k of the patches, over any run of positions, is
+// one contiguous run of the copy: the micro-kernel loads its B vectors at p + off[k] directly.
+// The positions ow >= OW of each row (width - OW of them: 2 for a 3 x 3 kernel of stride 1) are
+// computed and dropped. Against conv_pack_b this copies about Cin x H x W elements per call
+// rather than K x OH x OW (9x fewer for a 3 x 3 kernel of stride 1), and the tiles still read B
+// from L1: a tile's KC rows span KC / (KH KW) channels of KH rows of the copy. A pointwise
+// convolution (1 x 1, stride 1, no padding) needs no copy: its input is the patches, read where
+// it lies, but for the last tile's columns, copied with zeros after them so that no load passes
+// the input's end.
+//
+// The tiles accumulate into a per-thread block of C in shifted positions (MC x NC, in L2), which
+// is copied to the output, the bias added, once its K is complete; the epilogue then runs on each
+// output row's part of the block. Summation order: the GEMM's (one fma per k in increasing k,
+// the bias added to the finished sum), so the bits equal those of conv_block's path and do not
+// depend on the thread count.
+#pragma once
+#include "stax_conv.h"  // (not emitted) the sections these require, so this header compiles alone
+
+// @section conv_shift requires gemm
+#ifndef STAX_RT_CONV_SHIFT
+#define STAX_RT_CONV_SHIFT
+namespace {
+namespace stax_rt {
+
+// The tiles of the shifted path: the GEMM's height (the packed weights' panels), NV vectors of
+// positions wide.
+template <typename T, typename I> struct ConvShiftTile {
+#ifdef STAX_CONV_SHIFT_NV
+  static constexpr int nv = STAX_CONV_SHIFT_NV;
+#else
+  static constexpr int nv = GemmShape<T, I>::nv;
+#endif
+  static constexpr int64_t nr = int64_t(nv) * I::width;
+};
+
+// The layout of the shifted input of one image and group (elements of T): `rows` x `width` per
+// phase, `phases` phases per channel, then `slack` zeros after the last channel, so that the
+// loads of the last tile (positions up to `positions` rounded up to whole tiles, plus the
+// farthest tap) stay inside.
+struct ConvShifted {
+  int64_t width, rows, plane, channel, positions, size;
+  ConvShifted(const ConvShape& s, int64_t nr)
+      : width(s.ow + (s.kw - 1) * s.dw / s.sw),
+        rows(s.oh + (s.kh - 1) * s.dh / s.sh),
+        plane(rows * width),
+        channel(s.sh * s.sw * plane),
+        positions(s.oh * width),
+        size(s.cin_g() * channel + (positions + nr - 1) / nr * nr - positions + width + nr) {}
+};
+
+// Whether reading the patches in place pays for a convolution through the GEMM: a pointwise one
+// whose channels start on whole vectors (its patches are its input, read where it lies; with
+// unaligned channels, as 14 x 14 or 7 x 7, the packed panels measured a few percent faster), or
+// a kernel of more than one tap whose dropped positions add at most a quarter to the tiles'
+// columns (a 7 x 7 output of a 3 x 3 kernel: 63 positions for 49, both two tiles of 32). A
+// strided 1 x 1 kernel's patches, a subset of the input, are packed.
+template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s) {
+  if (s.direct) return false;
+  if (s.pointwise()) return s.h * s.w % I::width == 0;
+  if (s.kh * s.kw == 1) return false;
+  const int64_t nr = ConvShiftTile<T, I>::nr;
+  const ConvShifted L(s, nr);
+  const int64_t shifted = (L.positions + nr - 1) / nr, packed = (s.spatial() + nr - 1) / nr;
+  return shifted * 4 <= packed * 5;
+}
+
+// Input channel `plane_in` (its [h, w] plane) into its phases at dst: every element of them
+// written, the padding as zeros.
+template <typename T>
+inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, T* dst) {
+  for (int64_t a = 0; a < s.sh; ++a)
+    for (int64_t b = 0; b < s.sw; ++b) {
+      T* phase = dst + (a * s.sw + b) * L.plane;
+      int64_t lo = 0, hi = 0;  // columns t with input column t * sw + b - pw inside
+      conv_inside(b - s.pw, s.sw, L.width, s.w, lo, hi);
+      for (int64_t r = 0; r < L.rows; ++r) {
+        T* row = phase + r * L.width;
+        const int64_t ih = r * s.sh + a - s.ph;
+        if (ih < 0 || ih >= s.h || lo >= hi) {
+          conv_zero(row, L.width);
+          continue;
+        }
+        conv_zero(row, lo);
+        conv_copy(plane_in + ih * s.w + lo * s.sw + b - s.pw, s.sw, hi - lo, row + lo);
+        conv_zero(row + hi, L.width - hi);
+      }
+    }
+}
+
+// Where tap k = (ci, ki, kj) of shifted position 0 lies in the copy.
+inline void conv_shift_offsets(const ConvShape& s, const ConvShifted& L, int64_t* off) {
+  for (int64_t k = 0; k < s.k(); ++k) {
+    const int64_t ci = k / (s.kh * s.kw), ki = k / s.kw % s.kh, kj = k % s.kw;
+    const int64_t phase = ki * s.dh % s.sh * s.sw + kj * s.dw % s.sw;
+    off[k] = ci * L.channel + phase * L.plane + ki * s.dh / s.sh * L.width + kj * s.dw / s.sw;
+  }
+}
+
+// The micro-kernel of gemm_tile with B read in place: C[0:MR, 0:NV * W] = (accumulate ? C : 0) +
+// A * B over one KC block, A a packed panel (element (i, k) at a[k * a_ks + i]), row k of B the
+// NV vectors at b + off[k]. C is whole vectors wide (the block of shifted positions is).
+template <typename T, typename I, int MR, int NV>
+inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, const int64_t* off, T* c, int64_t ldc,
+                            bool accumulate) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width;
+  V acc[MR][NV];
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = accumulate ? V::loadu(c + i * ldc + v * W) : V(T(0));
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const T* bk = b + off[k];
+    V bv[NV];
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(bk + v * W);
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+      const V ai(a[i]);
+      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+    }
+    a += a_ks;
+  }
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v].storeu(c + i * ldc + v * W);
+  }
+}
+
+// The micro-kernels by height: tiles[m - 1] computes m rows (1 <= m <= GemmShape::mr).
+template <typename T>
+using ConvShiftTileFn = void (*)(int64_t, const T*, int64_t, const T*, const int64_t*, T*, int64_t, bool);
+template <typename T, typename I, int... Ms>
+inline const ConvShiftTileFn<T>* conv_shift_tiles(std::integer_sequence<int, Ms...>) {
+  static const ConvShiftTileFn<T> table[] = {&conv_shift_tile<T, I, Ms + 1, ConvShiftTile<T, I>::nv>...};
+  return table;
+}
+
+// Rows [m0, m1) of the block of C in shifted positions [p0, p0 + nb) (cbuf, rows ldc apart) into
+// the output, the bias added, then the epilogue on each output row's part of them.
+template <typename T, typename E>
+inline void conv_shift_store(const ConvProblem<T>& q, const ConvShifted& L, const T* cbuf, int64_t ldc, int64_t m0,
+                             int64_t m1, int64_t p0, int64_t nb, const E& ep) {
+  const ConvShape& s = *q.s;
+  const int64_t N = s.spatial(), end = p0 + nb < L.positions ? p0 + nb : L.positions;
+  for (int64_t p = p0; p < end;) {
+    const int64_t oh = p / L.width, ow = p % L.width, row_end = (oh + 1) * L.width;
+    const int64_t stop = row_end < end ? row_end : end, ow1 = stop - oh * L.width < s.ow ? stop - oh * L.width : s.ow;
+    if (ow < ow1) {
+      const int64_t j0 = oh * s.ow + ow, len = ow1 - ow;
+      for (int64_t i = m0; i < m1; ++i) {
+        const T* src = cbuf + (i - m0) * ldc + (p - p0);
+        T* dst = q.out + i * N + j0;
+        if (q.bias == nullptr) {
+          for (int64_t j = 0; j < len; ++j) dst[j] = src[j];
+        } else {
+          const T bias = q.bias[i];
+          for (int64_t j = 0; j < len; ++j) dst[j] = src[j] + bias;
+        }
+      }
+      ep(q.image, q.channel0 + m0, q.channel0 + m1, j0, j0 + len, q.out + m0 * N + j0, N);
+    }
+    p = stop;
+  }
+}
+
+// Where the tiles read B: row k of the patches at positions [p, p + nr) is the run at
+// base + p + off[k], except for the positions from `tail_from` on (a pointwise convolution's
+// input read in place, whose last tile would read past its end), which are the run at
+// tail + p - tail_from + tail_off[k] (a zero-padded copy of that last tile's columns).
+template <typename T> struct ConvShiftSource {
+  const T* base;
+  const int64_t* off;
+  int64_t tail_from;
+  const T* tail;
+  const int64_t* tail_off;
+};
+
+// Rows [m0, m1) x shifted positions [p0, p1) of one image and group (p0, p1 whole tiles), B read
+// from `src`: block by block of NC positions and MC rows, the K blocks accumulating into cbuf
+// (mc x nc), then stored; weights not packed ahead are packed per block into abuf.
+template <typename T, typename I, typename E>
+inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, const ConvShifted& L,
+                             const ConvShiftSource<T>& src, int64_t m0, int64_t m1, int64_t p0, int64_t p1, const E& ep,
+                             T* abuf, T* cbuf) {
+  using S = GemmShape<T, I>;
+  using R = ConvShiftTile<T, I>;
+  const int64_t K = q.s->k(), mp = (q.s->cout_g() + plan.mr - 1) / plan.mr * plan.mr;
+  const ConvShiftTileFn<T>* tiles = conv_shift_tiles<T, I>(std::make_integer_sequence<int, S::mr>());
+  for (int64_t jc = p0; jc < p1; jc += plan.nc) {
+    const int64_t nb = plan.nc < p1 - jc ? plan.nc : p1 - jc;
+    for (int64_t ic = m0; ic < m1; ic += plan.mc) {
+      const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
+      for (int64_t pc = 0; pc < K; pc += plan.kc) {
+        const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+        if (q.packed == nullptr) gemm_pack_a_fast<T, I>(q.w + ic * K + pc, K, 1, mb, kb, plan.mr, abuf);
+        for (int64_t jr = 0; jr < nb; jr += R::nr) {
+          const int64_t p = jc + jr;
+          const T* b = p < src.tail_from ? src.base + p : src.tail + (p - src.tail_from);
+          const int64_t* off = (p < src.tail_from ? src.off : src.tail_off) + pc;
+          for (int64_t ir = 0; ir < mb; ir += plan.mr) {
+            const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
+            const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
+            tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0);
+          }
+        }
+      }
+      conv_shift_store(q, L, cbuf, nb, ic, ic + mb, jc, nb, ep);
+    }
+  }
+}
+
+// Thread t of `threads`: its block of the tile grid over rows and shifted positions, with its own
+// buffers (or blocks of one tile in buffers on the stack when they cannot be allocated).
+template <typename T, typename I, typename E>
+inline void conv_shift_thread(GemmPlan plan, const ConvProblem<T>& q, const ConvShifted& L,
+                              const ConvShiftSource<T>& src, int t, int threads, const E& ep) {
+  using S = GemmShape<T, I>;
+  using R = ConvShiftTile<T, I>;
+  const int64_t M = q.s->cout_g(), mt = (M + plan.mr - 1) / plan.mr, nt = (L.positions + R::nr - 1) / R::nr;
+  const GemmGrid g = gemm_grid(mt, nt, threads);
+  const int r = t / g.tn, c = t % g.tn;
+  const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
+  const int64_t p0 = nt * c / g.tn * R::nr, p1 = nt * (c + 1) / g.tn * R::nr;
+  if (m0 >= m1 || p0 >= p1) return;
+  // The block of C: its rows (an MC block, at most the thread's) by as many positions as half of
+  // L2 holds.
+  const int64_t rows = plan.mc < m1 - m0 ? plan.mc : m1 - m0;
+  plan.nc = gemm_clamp(gemm_caches().l2 / 2 / (rows * int64_t(sizeof(T))) / R::nr * R::nr, R::nr, 256 * R::nr);
+  const std::size_t abytes = q.packed != nullptr ? 0 : sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
+  T* abuf = abytes > 0 ? static_cast<T*>(gemm_buffer(0).get(abytes)) : nullptr;
+  T* cbuf = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(rows * plan.nc)));
+  if (cbuf != nullptr && (abuf != nullptr || abytes == 0))
+    return conv_shift_block<T, I>(plan, q, L, src, m0, m1, p0, p1, ep, abuf, cbuf);
+  alignas(64) T a_small[S::mr * 64];
+  alignas(64) T c_small[S::mr * R::nr];
+  GemmPlan small = plan;
+  small.kc = 64, small.mc = plan.mr, small.nc = R::nr;
+  ConvProblem<T> unpacked = q;  // weights packed ahead are blocked by plan.kc: pack them per block
+  unpacked.packed = nullptr;
+  conv_shift_block<T, I>(small, unpacked, L, src, m0, m1, p0, p1, ep, a_small, c_small);
+}
+
+// The buffer of one image and group: the tap offsets (K), then either the shifted input or, for
+// a pointwise convolution read in place, the offsets of its last tile's copy (K) and that copy
+// (K x nr); null when it cannot be allocated.
+template <typename T> struct ConvShiftBuffer {
+  int64_t *off, *tail_off;
+  T* data;
+};
+template <typename T, typename I> inline ConvShiftBuffer<T> conv_shift_buffer(const ConvShape& s, const ConvShifted& L) {
+  const int64_t K = s.k(), nr = ConvShiftTile<T, I>::nr;
+  const bool in_place = s.pointwise();
+  const std::size_t off_bytes = (sizeof(int64_t) * static_cast<std::size_t>(in_place ? 2 * K : K) + 63) / 64 * 64;
+  const std::size_t data = static_cast<std::size_t>(in_place ? K * nr : L.size);
+  char* p = static_cast<char*>(gemm_buffer(2).get(off_bytes + sizeof(T) * data));
+  if (p == nullptr) return {nullptr, nullptr, nullptr};
+  int64_t* off = reinterpret_cast<int64_t*>(p);
+  T* rest = reinterpret_cast<T*>(p + off_bytes);
+  conv_shift_offsets(s, L, off);
+  if (!in_place) return {off, nullptr, rest};
+  for (int64_t k = 0; k < K; ++k) off[K + k] = k * nr;
+  return {off, off + K, rest};
+}
+
+// Input channels [c0, c1) of one image and group (x: its first channel) into the buffer: their
+// shifted copy (the one that copies channel 0 also zeroes the slack after the last channel), or
+// for a pointwise convolution the columns of its last, partial tile, zero-padded to a whole one.
+template <typename T, typename I>
+inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x, int64_t c0, int64_t c1,
+                            const ConvShiftBuffer<T>& buf) {
+  const int64_t plane = s.h * s.w;
+  if (buf.tail_off != nullptr) {
+    const int64_t nr = ConvShiftTile<T, I>::nr, from = L.positions / nr * nr;
+    for (int64_t k = c0; k < c1; ++k) {
+      conv_copy(x + k * plane + from, 1, L.positions - from, buf.data + k * nr);
+      conv_zero(buf.data + k * nr + (L.positions - from), nr - (L.positions - from));
+    }
+    return;
+  }
+  for (int64_t ci = c0; ci < c1; ++ci) conv_shift_channel(s, L, x + ci * plane, buf.data + ci * L.channel);
+  if (c0 == 0) conv_zero(buf.data + s.cin_g() * L.channel, L.size - s.cin_g() * L.channel);
+}
+
+// Where one image and group's tiles read B from (x: its first channel).
+template <typename T, typename I>
+inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, const ConvShiftBuffer<T>& buf) {
+  if (buf.tail_off == nullptr) return {buf.data, buf.off, int64_t(1) << 62, nullptr, nullptr};
+  const int64_t nr = ConvShiftTile<T, I>::nr;
+  return {x, buf.off, L.positions / nr * nr, buf.data, buf.tail_off};
+}
+
+// The convolution through the shifted input (conv_run's other path, same contract), over images
+// and groups when there are enough of them (each thread its own buffer), else every thread on
+// each product (one buffer, filled by all, then every thread's tiles). False, with nothing
+// written, when the buffer cannot be allocated; a thread that cannot allocate its own computes
+// its images and groups through the packed patches (conv_thread).
+template <typename T, typename I, typename E>
+inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int outer, int inner, const E& ep) {
+  const ConvShape& s = *call.s;
+  const ConvShifted L(s, ConvShiftTile<T, I>::nr);
+  const ConvShiftBuffer<T> mine = conv_shift_buffer<T, I>(s, L);
+  if (mine.off == nullptr) return false;
+  if (outer > 1 && outer >= inner) {
+#pragma omp parallel for schedule(static) num_threads(outer)
+    for (int64_t u = 0; u < s.n * s.groups; ++u) {
+      const ConvProblem<T> q = call.unit(u);
+      const ConvShiftBuffer<T> buf = conv_shift_buffer<T, I>(s, L);
+      if (buf.off == nullptr) {
+        conv_thread<T, I>(plan, q, 0, 1, ep);
+        continue;
+      }
+      conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), buf);
+      conv_shift_thread<T, I>(plan, q, L, conv_shift_source<T, I>(L, q.x, buf), 0, 1, ep);
+    }
+    return true;
+  }
+  for (int64_t u = 0; u < s.n * s.groups; ++u) {
+    const ConvProblem<T> q = call.unit(u);
+    const ConvShiftSource<T> src = conv_shift_source<T, I>(L, q.x, mine);
+#pragma omp parallel num_threads(inner) if (inner > 1)
+    {
+      const GemmTeam team = gemm_team();
+      const int t = team.t, threads = team.threads;
+      conv_shift_fill<T, I>(s, L, q.x, s.cin_g() * t / threads, s.cin_g() * (t + 1) / threads, mine);
+#pragma omp barrier
+      conv_shift_thread<T, I>(plan, q, L, src, t, threads, ep);
+    }
+  }
+  return true;
+}
+
+}  // namespace stax_rt
+}  // namespace
+#endif  // STAX_RT_CONV_SHIFT
+// @end-sections
