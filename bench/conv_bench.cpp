@@ -2,7 +2,7 @@
 // cblas_sgemm on ResNet-18's convolutions at batch 1 (224 x 224) and some pointwise ones of
 // ResNet-50 and MobileNet-V2, the benchmark behind scripts/bench_conv.sh.
 //
-//   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check]
+//   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check] [--cold]
 //
 // staxc's side is what generated code runs for a constant weight: stax_rt::conv_run with the
 // weights packed ahead (once, outside the timing), the bias added in its tiles; "packed patches"
@@ -46,10 +46,11 @@ struct Options {
   double seconds = 0.4;
   std::string only;
   bool check = false;
+  bool cold = false;  // weights from memory, as in a model: each call reads another copy of them
 };
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "conv_bench: %s\nusage: conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check]\n", why);
+  std::fprintf(stderr, "conv_bench: %s\nusage: conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check] [--cold]\n", why);
   std::exit(1);
 }
 
@@ -58,7 +59,9 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--check") {
+    if (a == "--cold") {
+      o.cold = true;
+    } else if (a == "--check") {
       o.check = true;
     } else if (a == "--threads" && has_value) {
       o.threads.clear();
@@ -150,18 +153,29 @@ void run_layer(const Layer& l, int threads, const Options& o) {
   const ConvShape s = shape_of(l);
   const int64_t N = s.oh * s.ow, K = s.k();
   const std::vector<float> x = random_floats(static_cast<std::size_t>(s.c * s.h * s.w), 1);
-  const std::vector<float> w = random_floats(static_cast<std::size_t>(s.cout * K), 2);
+  const std::vector<float> w0 = random_floats(static_cast<std::size_t>(s.cout * K), 2);
   const std::vector<float> bias = random_floats(static_cast<std::size_t>(s.cout), 3);
   std::vector<float> col(static_cast<std::size_t>(K * N)), a(static_cast<std::size_t>(s.cout * N)), b(a.size());
-  const float* packed = stax_rt::conv_pack_weights<float, Isa>(s, w.data());
+  // --cold: enough copies of the weights (raw and packed) that each call finds its own in memory,
+  // not in the caches (128 MiB of them), as a model's layers do.
+  const std::size_t wbytes = sizeof(float) * w0.size();
+  const std::size_t copies = o.cold ? std::max<std::size_t>(2, (std::size_t(128) << 20) / wbytes + 1) : 1;
+  std::vector<std::vector<float>> ws(copies, w0);
+  std::vector<const float*> packs;
+  for (const auto& w : ws) packs.push_back(stax_rt::conv_pack_weights<float, Isa>(s, w.data()));
+  std::size_t call_a = 0, call_b = 0, call_c = 0;
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
   std::vector<float> c(a.size());
-  auto ours = [&] { stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), packed, bias.data(), a.data()); };
-  auto packing = [&] {  // the patches packed block by block, not read from the shifted input
-    stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), packed, bias.data(), c.data(), stax_rt::ConvNoEpilogue(), 0);
+  auto ours = [&] {
+    const std::size_t i = call_a++ % copies;
+    stax_rt::conv_run<float, Isa>(s, x.data(), ws[i].data(), packs[i], bias.data(), a.data());
   };
-  auto theirs = [&] { im2col_sgemm(s, x.data(), w.data(), bias.data(), col.data(), b.data()); };
+  auto packing = [&] {  // the patches packed block by block, not read from the shifted input
+    const std::size_t i = call_c++ % copies;
+    stax_rt::conv_run<float, Isa>(s, x.data(), ws[i].data(), packs[i], bias.data(), c.data(), stax_rt::ConvNoEpilogue(), 0);
+  };
+  auto theirs = [&] { im2col_sgemm(s, x.data(), ws[call_b++ % copies].data(), bias.data(), col.data(), b.data()); };
   for (int i = 0; i < 2; ++i) ours(), packing(), theirs();
   const double t0 = now();
   ours();
@@ -191,7 +205,7 @@ void run_layer(const Layer& l, int threads, const Options& o) {
                 std::memcmp(a.data(), c.data(), a.size() * sizeof(float)) == 0 ? "bitwise equal" : "DIFFERS");
   }
   std::printf("\n");
-  ::operator delete(const_cast<float*>(packed), std::align_val_t(64));
+  for (const float* p : packs) ::operator delete(const_cast<float*>(p), std::align_val_t(64));
 }
 
 }  // namespace
@@ -199,7 +213,8 @@ void run_layer(const Layer& l, int threads, const Options& o) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const char* policy = std::getenv("OMP_WAIT_POLICY");
-  std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s\n", Isa::name, policy ? policy : "(default)");
+  std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s; weights %s\n", Isa::name,
+              policy ? policy : "(default)", o.cold ? "from memory (--cold)" : "in the caches");
   std::printf("%-20s %4s %4s %4s %6s %7s %10s %10s %10s %7s\n", "layer", "Cin", "Cout", "OH", "K", "threads", "staxc GF/s",
               "packed pat",
               "im2col+BLAS", "ratio");

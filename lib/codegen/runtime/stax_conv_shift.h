@@ -199,16 +199,16 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
       for (int64_t pc = 0; pc < K; pc += plan.kc) {
         const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
         if (q.packed == nullptr) gemm_pack_a_fast<T, I>(q.w + ic * K + pc, K, 1, mb, kb, plan.mr, abuf);
-        for (int64_t jr = 0; jr < nb; jr += R::nr) {
+        auto tile = [&](int64_t ir, int64_t jr) {
           const int64_t p = jc + jr;
           const T* b = p < src.tail_from ? src.base + p : src.tail + (p - src.tail_from);
           const int64_t* off = (p < src.tail_from ? src.off : src.tail_off) + pc;
-          for (int64_t ir = 0; ir < mb; ir += plan.mr) {
-            const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
-            const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
-            tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0);
-          }
-        }
+          const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
+          const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
+          tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0);
+        };
+        for (int64_t jr = 0; jr < nb; jr += R::nr)
+          for (int64_t ir = 0; ir < mb; ir += plan.mr) tile(ir, jr);
       }
       conv_shift_store(q, L, cbuf, nb, ic, ic + mb, jc, nb, ep);
     }
