@@ -131,6 +131,8 @@ const int64_t kShapes[][11] = {
     {1, 1, 6, 5, 7, 3, 3, 1, 0, 1, 1},         // one input channel, no padding
     {1, 256, 7, 7, 300, 3, 3, 1, 1, 1, 1},     // long K, few columns (ResNet's last stage)
     {1, 64, 30, 30, 64, 3, 3, 1, 1, 1, 1},     // many columns: both threads
+    {1, 8, 60, 62, 13, 3, 3, 2, 1, 1, 1},      // 960 shifted positions (AVX-512's wide tiles), ragged rows
+    {1, 24, 32, 36, 10, 1, 1, 1, 0, 1, 1},     // pointwise read in place, wide tiles, a ragged last one
     {2, 5, 1, 50, 7, 1, 4, 3, 2, 2, 1},        // conv1d: stride, padding, dilation
     {1, 6, 1, 33, 6, 1, 3, 1, 1, 1, 6},        // conv1d depthwise
     {1, 2, 3, 3, 2, 3, 3, 1, 0, 1, 1},         // one output position

@@ -32,24 +32,34 @@ namespace {
 namespace stax_rt {
 
 // The tiles of the shifted path: the GEMM's height (the packed weights' panels), NV vectors of
-// positions wide.
+// positions wide, or NV_WIDE where the instruction set's registers hold that many more sums
+// (GemmTile::nv_wide: AVX-512's float 8 x 48 tile, 24 of its 32 registers) and the output has
+// the positions to fill them (conv_shift_nr).
 template <typename T, typename I> struct ConvShiftTile {
-#ifdef STAX_CONV_SHIFT_NV
-  static constexpr int nv = STAX_CONV_SHIFT_NV;
-#else
   static constexpr int nv = GemmShape<T, I>::nv;
-#endif
+  static constexpr int nv_wide = GemmTile<T, I>::nv_wide > nv ? GemmTile<T, I>::nv_wide : nv;
   static constexpr int64_t nr = int64_t(nv) * I::width;
+  static constexpr int64_t nr_wide = int64_t(nv_wide) * I::width;
 };
 
-// The layout of the shifted input of one image and group (elements of T): `rows` x `width` per
-// phase, `phases` phases per channel, then `slack` zeros after the last channel, so that the
+// The tile width of one convolution: the wide tiles from 768 positions on (a 28 x 28 output and
+// more), where AVX-512 measured them 3 to 12% faster (ResNet-18's 56 x 56 and 28 x 28 3 x 3
+// layers); below, a 14 x 14 or 7 x 7 output left more of their columns empty (up to 30% slower).
+template <typename T, typename I> inline int64_t conv_shift_nr(const ConvShape& s) {
+  using R = ConvShiftTile<T, I>;
+  const int64_t positions = s.oh * (s.ow + (s.kw - 1) * s.dw / s.sw);
+  return positions >= 768 ? R::nr_wide : R::nr;
+}
+
+// The layout of the shifted input of one image and group (elements of T) for tiles `nr` wide:
+// `rows` x `width` per phase, sh x sw phases per channel, then zeros after the last channel, so that the
 // loads of the last tile (positions up to `positions` rounded up to whole tiles, plus the
 // farthest tap) stay inside.
 struct ConvShifted {
-  int64_t width, rows, plane, channel, positions, size;
-  ConvShifted(const ConvShape& s, int64_t nr)
-      : width(s.ow + (s.kw - 1) * s.dw / s.sw),
+  int64_t nr, width, rows, plane, channel, positions, size;  // nr: the tiles' width
+  ConvShifted(const ConvShape& s, int64_t tile_width)
+      : nr(tile_width),
+        width(s.ow + (s.kw - 1) * s.dw / s.sw),
         rows(s.oh + (s.kh - 1) * s.dh / s.sh),
         plane(rows * width),
         channel(s.sh * s.sw * plane),
@@ -132,13 +142,14 @@ inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, co
   }
 }
 
-// The micro-kernels by height: tiles[m - 1] computes m rows (1 <= m <= GemmShape::mr).
+// The micro-kernels `nr` wide by height: tiles[m - 1] computes m rows (1 <= m <= GemmShape::mr).
 template <typename T>
 using ConvShiftTileFn = void (*)(int64_t, const T*, int64_t, const T*, const int64_t*, T*, int64_t, bool);
 template <typename T, typename I, int... Ms>
-inline const ConvShiftTileFn<T>* conv_shift_tiles(std::integer_sequence<int, Ms...>) {
+inline const ConvShiftTileFn<T>* conv_shift_tiles(int64_t nr, std::integer_sequence<int, Ms...>) {
   static const ConvShiftTileFn<T> table[] = {&conv_shift_tile<T, I, Ms + 1, ConvShiftTile<T, I>::nv>...};
-  return table;
+  static const ConvShiftTileFn<T> wide[] = {&conv_shift_tile<T, I, Ms + 1, ConvShiftTile<T, I>::nv_wide>...};
+  return nr == ConvShiftTile<T, I>::nr ? table : wide;
 }
 
 // Rows [m0, m1) of the block of C in shifted positions [p0, p0 + nb) (cbuf, rows ldc apart) into
@@ -189,9 +200,8 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
                              const ConvShiftSource<T>& src, int64_t m0, int64_t m1, int64_t p0, int64_t p1, const E& ep,
                              T* abuf, T* cbuf) {
   using S = GemmShape<T, I>;
-  using R = ConvShiftTile<T, I>;
   const int64_t K = q.s->k(), mp = (q.s->cout_g() + plan.mr - 1) / plan.mr * plan.mr;
-  const ConvShiftTileFn<T>* tiles = conv_shift_tiles<T, I>(std::make_integer_sequence<int, S::mr>());
+  const ConvShiftTileFn<T>* tiles = conv_shift_tiles<T, I>(L.nr, std::make_integer_sequence<int, S::mr>());
   for (int64_t jc = p0; jc < p1; jc += plan.nc) {
     const int64_t nb = plan.nc < p1 - jc ? plan.nc : p1 - jc;
     for (int64_t ic = m0; ic < m1; ic += plan.mc) {
@@ -207,7 +217,7 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
           const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
           tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0);
         };
-        for (int64_t jr = 0; jr < nb; jr += R::nr)
+        for (int64_t jr = 0; jr < nb; jr += L.nr)
           for (int64_t ir = 0; ir < mb; ir += plan.mr) tile(ir, jr);
       }
       conv_shift_store(q, L, cbuf, nb, ic, ic + mb, jc, nb, ep);
@@ -221,26 +231,25 @@ template <typename T, typename I, typename E>
 inline void conv_shift_thread(GemmPlan plan, const ConvProblem<T>& q, const ConvShifted& L,
                               const ConvShiftSource<T>& src, int t, int threads, const E& ep) {
   using S = GemmShape<T, I>;
-  using R = ConvShiftTile<T, I>;
-  const int64_t M = q.s->cout_g(), mt = (M + plan.mr - 1) / plan.mr, nt = (L.positions + R::nr - 1) / R::nr;
+  const int64_t M = q.s->cout_g(), mt = (M + plan.mr - 1) / plan.mr, nt = (L.positions + L.nr - 1) / L.nr;
   const GemmGrid g = gemm_grid(mt, nt, threads);
   const int r = t / g.tn, c = t % g.tn;
   const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
-  const int64_t p0 = nt * c / g.tn * R::nr, p1 = nt * (c + 1) / g.tn * R::nr;
+  const int64_t p0 = nt * c / g.tn * L.nr, p1 = nt * (c + 1) / g.tn * L.nr;
   if (m0 >= m1 || p0 >= p1) return;
   // The block of C: its rows (an MC block, at most the thread's) by as many positions as half of
   // L2 holds.
   const int64_t rows = plan.mc < m1 - m0 ? plan.mc : m1 - m0;
-  plan.nc = gemm_clamp(gemm_caches().l2 / 2 / (rows * int64_t(sizeof(T))) / R::nr * R::nr, R::nr, 256 * R::nr);
+  plan.nc = gemm_clamp(gemm_caches().l2 / 2 / (rows * int64_t(sizeof(T))) / L.nr * L.nr, L.nr, 256 * L.nr);
   const std::size_t abytes = q.packed != nullptr ? 0 : sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   T* abuf = abytes > 0 ? static_cast<T*>(gemm_buffer(0).get(abytes)) : nullptr;
   T* cbuf = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(rows * plan.nc)));
   if (cbuf != nullptr && (abuf != nullptr || abytes == 0))
     return conv_shift_block<T, I>(plan, q, L, src, m0, m1, p0, p1, ep, abuf, cbuf);
   alignas(64) T a_small[S::mr * 64];
-  alignas(64) T c_small[S::mr * R::nr];
+  alignas(64) T c_small[S::mr * ConvShiftTile<T, I>::nr_wide];
   GemmPlan small = plan;
-  small.kc = 64, small.mc = plan.mr, small.nc = R::nr;
+  small.kc = 64, small.mc = plan.mr, small.nc = L.nr;
   ConvProblem<T> unpacked = q;  // weights packed ahead are blocked by plan.kc: pack them per block
   unpacked.packed = nullptr;
   conv_shift_block<T, I>(small, unpacked, L, src, m0, m1, p0, p1, ep, a_small, c_small);
@@ -254,7 +263,7 @@ template <typename T> struct ConvShiftBuffer {
   T* data;
 };
 template <typename T, typename I> inline ConvShiftBuffer<T> conv_shift_buffer(const ConvShape& s, const ConvShifted& L) {
-  const int64_t K = s.k(), nr = ConvShiftTile<T, I>::nr;
+  const int64_t K = s.k(), nr = L.nr;
   const bool in_place = s.pointwise();
   const std::size_t off_bytes = (sizeof(int64_t) * static_cast<std::size_t>(in_place ? 2 * K : K) + 63) / 64 * 64;
   const std::size_t data = static_cast<std::size_t>(in_place ? K * nr : L.size);
@@ -276,7 +285,7 @@ inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x
                             const ConvShiftBuffer<T>& buf) {
   const int64_t plane = s.h * s.w;
   if (buf.tail_off != nullptr) {
-    const int64_t nr = ConvShiftTile<T, I>::nr, from = L.positions / nr * nr;
+    const int64_t nr = L.nr, from = L.positions / nr * nr;
     for (int64_t k = c0; k < c1; ++k) {
       conv_copy(x + k * plane + from, 1, L.positions - from, buf.data + k * nr);
       conv_zero(buf.data + k * nr + (L.positions - from), nr - (L.positions - from));
@@ -291,8 +300,7 @@ inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x
 template <typename T, typename I>
 inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, const ConvShiftBuffer<T>& buf) {
   if (buf.tail_off == nullptr) return {buf.data, buf.off, int64_t(1) << 62, nullptr, nullptr};
-  const int64_t nr = ConvShiftTile<T, I>::nr;
-  return {x, buf.off, L.positions / nr * nr, buf.data, buf.tail_off};
+  return {x, buf.off, L.positions / L.nr * L.nr, buf.data, buf.tail_off};
 }
 
 // The convolution through the shifted input (conv_run's other path, same contract), over images
@@ -303,7 +311,7 @@ inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, co
 template <typename T, typename I, typename E>
 inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int outer, int inner, const E& ep) {
   const ConvShape& s = *call.s;
-  const ConvShifted L(s, ConvShiftTile<T, I>::nr);
+  const ConvShifted L(s, conv_shift_nr<T, I>(s));
   const ConvShiftBuffer<T> mine = conv_shift_buffer<T, I>(s, L);
   if (mine.off == nullptr) return false;
   if (outer > 1 && outer >= inner) {

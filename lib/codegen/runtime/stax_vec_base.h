@@ -45,12 +45,14 @@ template <typename T, typename I> struct TransposeBlock {
 // NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
 // in mr x NR / width accumulator registers; and for an A of at most `mr_short` rows
 // (token-by-token inference), wider tiles of `nv_short` vectors (whole multiples of NR), so that
-// one or two rows still have enough independent sums to fill the FMA pipes (0: no such tiles).
-// Each isa/ file specializes it with the shapes measured best for its registers; this default
+// one or two rows still have enough independent sums to fill the FMA pipes (0: no such tiles);
+// `nv_wide`: the vectors of a wider mr-row tile the registers hold, which a convolution's
+// shifted path takes on large outputs (stax_conv_shift.h; 0: none). Each isa/ file specializes it with the shapes measured best for its registers; this default
 // (12 accumulator registers, 16 in all) serves a set that does not.
 template <typename T, typename I> struct GemmTile {
   static constexpr int mr = 6;
   static constexpr int mr_short = 0;
+  static constexpr int nv_wide = 0;
   static constexpr int nv_short = 0;
 };
 

@@ -634,11 +634,13 @@ template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {
 template <> struct GemmTile<float, IsaAvx2> {
   static constexpr int mr = 6;
   static constexpr int mr_short = 2;
+  static constexpr int nv_wide = 0;
   static constexpr int nv_short = 8;
 };
 template <> struct GemmTile<double, IsaAvx2> {
   static constexpr int mr = 6;
   static constexpr int mr_short = 1;
+  static constexpr int nv_wide = 0;
   static constexpr int nv_short = 4;
 };
 

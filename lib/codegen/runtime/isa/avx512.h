@@ -572,14 +572,18 @@ template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t>
 // in the whole GEMM 8 rows measured best (A is packed by whole 8 x 8 transposes, and the ragged
 // last tile of a block is smaller). Up to 4 rows of A, 64 floats / 32 doubles wide: a 1 x 64
 // tile keeps 4 sums in flight (1 x 32: 2), 2 x 64 reaches 68% of peak from L1 (2 x 32: 40%).
+// A convolution's patches read in place take 8 x 48 float tiles on large outputs (3 to 12%
+// faster than 8 x 32 on ResNet-18's 56 x 56 and 28 x 28 layers).
 template <> struct GemmTile<float, IsaAvx512> {
   static constexpr int mr = 8;
   static constexpr int mr_short = 4;
+  static constexpr int nv_wide = 3;
   static constexpr int nv_short = 4;
 };
 template <> struct GemmTile<double, IsaAvx512> {
   static constexpr int mr = 8;
   static constexpr int mr_short = 4;
+  static constexpr int nv_wide = 0;
   static constexpr int nv_short = 2;
 };
 

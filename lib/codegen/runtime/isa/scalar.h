@@ -176,6 +176,7 @@ STAX_VEC_SCALAR2(pow)
 template <typename T> struct GemmTile<T, IsaScalar> {
   static constexpr int mr = 4;
   static constexpr int mr_short = 0;
+  static constexpr int nv_wide = 0;
   static constexpr int nv_short = 0;
 };
 
