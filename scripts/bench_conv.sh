@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The runtime's convolution against im2col + OpenBLAS (bench/conv_bench.cpp) on ResNet-18's
 # convolutions at batch 1 (and some pointwise ones of ResNet-50 and MobileNet-V2): builds the
-# benchmark for this machine (-march=native), then runs it on
-# 1 and BENCH_THREADS threads, once with libgomp's default OMP_WAIT_POLICY and once with
-# OMP_WAIT_POLICY=passive. OpenBLAS is its OpenMP build, which `scripts/setup.sh --bench`
+# benchmark for this machine (-march=native), then runs it on 1 and BENCH_THREADS threads, once
+# with libgomp's default OMP_WAIT_POLICY and once with OMP_WAIT_POLICY=passive. OpenBLAS is its OpenMP build, which `scripts/setup.sh --bench`
 # installs; BENCH_OPENBLAS_CORETYPE sets its OPENBLAS_CORETYPE (SkylakeX for AVX-512 on a CPU
 # newer than the release).
 #
-#   scripts/bench_conv.sh [conv_bench options...]   (e.g. --only layer4 --check)
+#   scripts/bench_conv.sh [conv_bench options...]   (e.g. --only layer4 --check, --cold)
 #   env: BENCH_THREADS (default 2), CXX (default g++)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
