@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <optional>
 
+#include "batch.h"
 #include "stax/driver/check.h"
 #include "stax/driver/compile.h"
 #include "stax/graph/frontend.h"
+#include "stax/interp/interpreter.h"
 #include "stax/support/random.h"
 
 namespace stax::e2e {
@@ -132,11 +134,11 @@ Case& Table::add(const std::string& name, const std::vector<std::string>& inputs
 
 namespace {
 
-// Cases compiled and built into one program.
+// Cases compiled and built into one program, which runs them in batches (batch.h).
 struct Built {
   std::vector<driver::CompiledModel> models;
   std::vector<const Case*> cases;
-  std::optional<driver::Harness> harness;
+  std::optional<Batch> batch;
 };
 
 Built build_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
@@ -161,20 +163,78 @@ Built build_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
   build.cxxflags = variant.cxxflags;
   build.run_prefix = variant.run_prefix;
   try {
-    b.harness.emplace(driver::Harness::build(codes, build));
+    b.batch.emplace(Batch::build(codes, build));
   } catch (const std::exception& e) {
     ADD_FAILURE() << "the generated code does not build: " << e.what();
   }
   return b;
 }
 
-void check_case(const Built& b, std::size_t k) {
+// Runs the batch's pending jobs; false (and a failure) when the program failed after them.
+bool run_batch(Batch& batch) {
+  try {
+    batch.run();
+    return true;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    return false;
+  }
+}
+
+// What driver::check_outputs reports, for a run of the batch: the interpreter and the generated
+// code on the same inputs, every output compared; a run-time error must be reported by both.
+// The run's failures other than an error code of the C API throw, as driver::Harness::run's.
+driver::CheckReport check_run(const driver::CompiledModel& m, const Batch& batch, std::size_t job,
+                              const std::vector<Tensor>& inputs, const driver::Tolerance& tol) {
+  driver::CheckReport report;
+  std::optional<std::string> interp_error, generated_error;
+  std::vector<Tensor> expected, got;
+  try {
+    expected = interp::interpret(m.graph, inputs);
+  } catch (const RuntimeFailure& e) {
+    interp_error = e.what();
+  }
+  try {
+    driver::check_harness_exit(batch.result(job), m.code.name, "the generated code of '" + m.code.name + "' failed to run");
+    got = batch.outputs(job, m.graph);
+  } catch (const driver::GeneratedCodeError& e) {
+    generated_error = e.what();
+  }
+  if (interp_error && generated_error) {
+    report.passed = true;
+    report.runtime_error = true;
+    report.lines.push_back("both report a run-time error: the interpreter: " + *interp_error + "; " + *generated_error);
+    return report;
+  }
+  if (interp_error || generated_error) {
+    report.lines.push_back(interp_error ? "the interpreter reports a run-time error and the generated code does not: " + *interp_error
+                                        : "the generated code reports a run-time error and the interpreter does not: " + *generated_error);
+    return report;
+  }
+  report.passed = true;
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    const driver::Comparison c = driver::compare_tensors(got[o], expected[o], tol);
+    report.passed = report.passed && c.match;
+    report.lines.push_back(driver::describe(m.graph[m.graph.outputs[o]].name, expected[o], c));
+  }
+  return report;
+}
+
+// The instruction set model `job` asked for reported (driver::Harness::isa).
+std::string isa_of(const Batch& batch, std::size_t job, const std::string& model) {
+  const driver::ProcessResult& r = batch.result(job);
+  driver::check_harness_exit(r, model, "the generated code of '" + model + "' failed to run");
+  std::string name = r.output;
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  return name;
+}
+
+void check_case(const Built& b, std::size_t k, const std::vector<Tensor>& inputs, std::size_t job) {
   const Case& c = *b.cases[k];
   SCOPED_TRACE("case '" + c.name + "'");
-  const std::vector<Tensor> inputs = case_inputs(b.models[k].graph, c);
   driver::CheckReport r;
   try {
-    r = driver::check_outputs(b.models[k], *b.harness, k, inputs, c.tolerance ? c.tolerance(inputs) : c.tol, k % 2 == 0);
+    r = check_run(b.models[k], *b.batch, job, inputs, c.tolerance ? c.tolerance(inputs) : c.tol);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "running the generated code failed: " << e.what() << "\n" << c.json;
     return;
@@ -193,6 +253,19 @@ void check_case(const Built& b, std::size_t k) {
   if (c.expect == Expect::Match) {
     EXPECT_FALSE(r.runtime_error) << "unexpected run-time error\n" << lines << c.json;
   }
+}
+
+// Every case run by the batch (every other one with the caller's workspace, the rest with a
+// NULL one) and checked against the interpreter.
+void check_cases(Built& b) {
+  std::vector<std::vector<Tensor>> inputs;
+  std::vector<std::size_t> jobs;
+  for (std::size_t k = 0; k < b.models.size(); ++k) {
+    inputs.push_back(case_inputs(b.models[k].graph, *b.cases[k]));
+    jobs.push_back(b.batch->add_run(k, inputs.back(), k % 2 == 0));
+  }
+  if (!run_batch(*b.batch)) return;
+  for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k, inputs[k], jobs[k]);
 }
 
 // Sets an environment variable for the scope.
@@ -219,20 +292,29 @@ std::size_t run_cases(const std::vector<Case>& cases, const std::vector<std::str
 }
 
 std::size_t run_cases(const std::vector<Case>& cases, const IsaVariant& variant) {
-  const Built b = build_cases(cases, variant);
-  if (!b.harness) return 0;
-  for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k);
+  Built b = build_cases(cases, variant);
+  if (!b.batch) return 0;
+  check_cases(b);
   return b.models.size();
 }
 
 std::size_t run_cases_dispatch(const std::vector<Case>& cases) {
-  const Built b = build_cases(cases, IsaVariant{IsaTarget::dispatch(), dispatch_cxxflags()});
-  if (!b.harness || b.models.empty()) return 0;
+  Built b = build_cases(cases, IsaVariant{IsaTarget::dispatch(), dispatch_cxxflags()});
+  if (!b.batch || b.models.empty()) return 0;
   // By default each model takes the widest set this machine has.
   std::string widest;
   for (Isa isa : IsaTarget::dispatch().members())
     if (host_supports(isa_record(isa))) widest = isa_record(isa).name;
-  for (std::size_t k = 0; k < b.models.size(); ++k) EXPECT_EQ(b.harness->isa(k), widest) << "model " << k;
+  std::vector<std::size_t> jobs;
+  for (std::size_t k = 0; k < b.models.size(); ++k) jobs.push_back(b.batch->add_isa(k));
+  if (!run_batch(*b.batch)) return 0;
+  for (std::size_t k = 0; k < b.models.size(); ++k) {
+    try {
+      EXPECT_EQ(isa_of(*b.batch, jobs[k], b.models[k].code.name), widest) << "model " << k;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "model " << k << ": " << e.what();
+    }
+  }
   // Then each set the machine has, forced.
   for (Isa isa : IsaTarget::dispatch().members()) {
     const IsaRecord& r = isa_record(isa);
@@ -242,8 +324,13 @@ std::size_t run_cases_dispatch(const std::vector<Case>& cases) {
     }
     SCOPED_TRACE("STAX_ISA=" + std::string(r.name));
     const ScopedEnv forced("STAX_ISA", std::string(r.name));
-    EXPECT_EQ(b.harness->isa(0), r.name);
-    for (std::size_t k = 0; k < b.models.size(); ++k) check_case(b, k);
+    const std::size_t first = b.batch->add_isa(0);
+    check_cases(b);
+    try {
+      EXPECT_EQ(isa_of(*b.batch, first, b.models[0].code.name), r.name);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "model 0: " << e.what();
+    }
   }
   return b.models.size();
 }
