@@ -15,6 +15,11 @@ std::vector<Tensor> run_generated(const CompiledModel& m, const std::vector<Tens
 CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::size_t index,
                           const std::vector<Tensor>& inputs, const Tolerance& tol,
                           bool caller_workspace) {
+  return check_outputs_with(m, inputs, tol, [&] { return harness.run(index, m.graph, inputs, caller_workspace); });
+}
+
+CheckReport check_outputs_with(const CompiledModel& m, const std::vector<Tensor>& inputs, const Tolerance& tol,
+                               const std::function<std::vector<Tensor>()>& run) {
   CheckReport report;
   std::optional<std::string> interp_error, generated_error;
   std::vector<Tensor> expected, got;
@@ -24,7 +29,7 @@ CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::s
     interp_error = e.what();
   }
   try {
-    got = harness.run(index, m.graph, inputs, caller_workspace);
+    got = run();
   } catch (const GeneratedCodeError& e) {
     generated_error = e.what();
   }

@@ -25,7 +25,13 @@ std::string shape_str(const Shape& shape) {
 
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)),
-      bytes_(static_cast<std::size_t>(shape_numel(shape_)) * dtype_size(dtype), 0) {}
+      bytes_(std::make_shared<std::vector<unsigned char>>(static_cast<std::size_t>(shape_numel(shape_)) * dtype_size(dtype), 0)) {}
+
+std::vector<unsigned char>& Tensor::own() {
+  if (!bytes_) bytes_ = std::make_shared<std::vector<unsigned char>>();
+  else if (bytes_.use_count() > 1) bytes_ = std::make_shared<std::vector<unsigned char>>(*bytes_);
+  return *bytes_;
+}
 
 double Tensor::get_double(int64_t i) const {
   switch (dtype_) {
@@ -33,7 +39,7 @@ double Tensor::get_double(int64_t i) const {
     case DType::Float64: return data_as<double>()[i];
     case DType::Int32: return data_as<int32_t>()[i];
     case DType::Int64: return static_cast<double>(data_as<int64_t>()[i]);
-    case DType::Bool: return bytes_[i] ? 1.0 : 0.0;
+    case DType::Bool: return data()[i] ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -44,7 +50,7 @@ int64_t Tensor::get_int(int64_t i) const {
     case DType::Float64: return static_cast<int64_t>(data_as<double>()[i]);
     case DType::Int32: return data_as<int32_t>()[i];
     case DType::Int64: return data_as<int64_t>()[i];
-    case DType::Bool: return bytes_[i] ? 1 : 0;
+    case DType::Bool: return data()[i] ? 1 : 0;
   }
   return 0;
 }
@@ -55,7 +61,7 @@ bool Tensor::get_bool(int64_t i) const {
     case DType::Float64: return data_as<double>()[i] != 0.0;
     case DType::Int32: return data_as<int32_t>()[i] != 0;
     case DType::Int64: return data_as<int64_t>()[i] != 0;
-    case DType::Bool: return bytes_[i] != 0;
+    case DType::Bool: return data()[i] != 0;
   }
   return false;
 }
@@ -69,7 +75,7 @@ void Tensor::set_double(int64_t i, double v) {
       STAX_ASSERT(std::isfinite(v), "set_double of a non-finite value on an integer tensor");
       set_int(i, static_cast<int64_t>(v));
       return;
-    case DType::Bool: bytes_[i] = v != 0.0; return;
+    case DType::Bool: data()[i] = v != 0.0; return;
   }
 }
 
@@ -79,7 +85,7 @@ void Tensor::set_int(int64_t i, int64_t v) {
     case DType::Float64: data_as<double>()[i] = static_cast<double>(v); return;
     case DType::Int32: data_as<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(v)); return;
     case DType::Int64: data_as<int64_t>()[i] = v; return;
-    case DType::Bool: bytes_[i] = v != 0; return;
+    case DType::Bool: data()[i] = v != 0; return;
   }
 }
 

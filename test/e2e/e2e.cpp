@@ -11,7 +11,6 @@
 #include "stax/driver/check.h"
 #include "stax/driver/compile.h"
 #include "stax/graph/frontend.h"
-#include "stax/interp/interpreter.h"
 #include "stax/support/random.h"
 
 namespace stax::e2e {
@@ -181,43 +180,14 @@ bool run_batch(Batch& batch) {
   }
 }
 
-// What driver::check_outputs reports, for a run of the batch: the interpreter and the generated
-// code on the same inputs, every output compared; a run-time error must be reported by both.
-// The run's failures other than an error code of the C API throw, as driver::Harness::run's.
+// driver::check_outputs for a run of the batch: the interpreter and the generated code on the same
+// inputs, every output compared; a run-time error must be reported by both.
 driver::CheckReport check_run(const driver::CompiledModel& m, const Batch& batch, std::size_t job,
                               const std::vector<Tensor>& inputs, const driver::Tolerance& tol) {
-  driver::CheckReport report;
-  std::optional<std::string> interp_error, generated_error;
-  std::vector<Tensor> expected, got;
-  try {
-    expected = interp::interpret(m.graph, inputs);
-  } catch (const RuntimeFailure& e) {
-    interp_error = e.what();
-  }
-  try {
+  return driver::check_outputs_with(m, inputs, tol, [&] {
     driver::check_harness_exit(batch.result(job), m.code.name, "the generated code of '" + m.code.name + "' failed to run");
-    got = batch.outputs(job, m.graph);
-  } catch (const driver::GeneratedCodeError& e) {
-    generated_error = e.what();
-  }
-  if (interp_error && generated_error) {
-    report.passed = true;
-    report.runtime_error = true;
-    report.lines.push_back("both report a run-time error: the interpreter: " + *interp_error + "; " + *generated_error);
-    return report;
-  }
-  if (interp_error || generated_error) {
-    report.lines.push_back(interp_error ? "the interpreter reports a run-time error and the generated code does not: " + *interp_error
-                                        : "the generated code reports a run-time error and the interpreter does not: " + *generated_error);
-    return report;
-  }
-  report.passed = true;
-  for (std::size_t o = 0; o < expected.size(); ++o) {
-    const driver::Comparison c = driver::compare_tensors(got[o], expected[o], tol);
-    report.passed = report.passed && c.match;
-    report.lines.push_back(driver::describe(m.graph[m.graph.outputs[o]].name, expected[o], c));
-  }
-  return report;
+    return batch.outputs(job, m.graph);
+  });
 }
 
 // The instruction set model `job` asked for reported (driver::Harness::isa).

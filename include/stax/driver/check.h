@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,11 @@ struct CheckReport {
 CheckReport check_outputs(const CompiledModel& m, const Harness& harness, std::size_t index,
                           const std::vector<Tensor>& inputs, const Tolerance& tol,
                           bool caller_workspace = true);
+
+// The same with the generated code's outputs from `run`, which throws GeneratedCodeError when the
+// generated code reports a run-time error (as Harness::run does), for callers that run it their
+// own way.
+CheckReport check_outputs_with(const CompiledModel& m, const std::vector<Tensor>& inputs, const Tolerance& tol,
+                               const std::function<std::vector<Tensor>()>& run);
 
 }  // namespace stax::driver

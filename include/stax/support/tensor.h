@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,13 @@ class Tensor {
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int64_t numel() const { return shape_numel(shape_); }
-  std::size_t nbytes() const { return bytes_.size(); }
+  std::size_t nbytes() const { return bytes_ ? bytes_->size() : 0; }
 
-  unsigned char* data() { return bytes_.data(); }
-  const unsigned char* data() const { return bytes_.data(); }
-  template <typename T> T* data_as() { return reinterpret_cast<T*>(bytes_.data()); }
-  template <typename T> const T* data_as() const { return reinterpret_cast<const T*>(bytes_.data()); }
+  // Writable bytes make them this tensor's alone first (see bytes_).
+  unsigned char* data() { return own().data(); }
+  const unsigned char* data() const { return bytes_ ? bytes_->data() : nullptr; }
+  template <typename T> T* data_as() { return reinterpret_cast<T*>(data()); }
+  template <typename T> const T* data_as() const { return reinterpret_cast<const T*>(data()); }
 
   // Element access converting from/to the tensor's dtype (flat row-major index).
   double get_double(int64_t i) const;
@@ -54,7 +56,11 @@ class Tensor {
  private:
   DType dtype_ = DType::Float32;
   Shape shape_;
-  std::vector<unsigned char> bytes_;
+  // The bytes, shared by the copies of a tensor until one of them asks for writable ones (copy on
+  // write): a model's constants pass from stage to stage of the compiler (batch norms folded,
+  // composites expanded, lowering) in copies of its graph without their data being copied.
+  std::shared_ptr<std::vector<unsigned char>> bytes_;
+  std::vector<unsigned char>& own();
 };
 
 }  // namespace stax
