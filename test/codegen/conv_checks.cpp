@@ -168,7 +168,7 @@ void check_conv() {
   // The epilogue: each element once, after the bias; channels and positions of the whole output;
   // through the GEMM (both paths of the patches) and the direct loops.
   for (int shift : {0, 1})
-  for (const auto& v : {kShapes[1], kShapes[6], kShapes[7], kShapes[8]}) {
+  for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);
