@@ -73,12 +73,17 @@ for v in "${variants[@]}"; do
   done
 done
 
-# PyTorch eager on the same shapes, when installed (scripts/setup.sh --bench).
-if python3 -c "import torch" 2>/dev/null; then
+# PyTorch eager on the same shapes, when installed (scripts/setup.sh --bench). Debian's
+# python3-torch lives in the system interpreter, which another python3 on PATH may hide.
+torch_python=""
+for py in python3 /usr/bin/python3; do
+  if "$py" -c "import torch" 2>/dev/null; then torch_python="$py"; break; fi
+done
+if [ -n "$torch_python" ]; then
   for policy in default passive; do
     echo
-    if [ "$policy" = default ]; then env -u OMP_WAIT_POLICY python3 "$root/bench/torch_gemm.py" --threads "1,$threads"
-    else OMP_WAIT_POLICY=passive python3 "$root/bench/torch_gemm.py" --threads "1,$threads"; fi
+    if [ "$policy" = default ]; then env -u OMP_WAIT_POLICY "$torch_python" "$root/bench/torch_gemm.py" --threads "1,$threads"
+    else OMP_WAIT_POLICY=passive "$torch_python" "$root/bench/torch_gemm.py" --threads "1,$threads"; fi
   done
 else
   echo "bench_gemm.sh: no PyTorch column (python3-torch: scripts/setup.sh --bench)" >&2
