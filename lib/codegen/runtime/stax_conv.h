@@ -231,12 +231,8 @@ template <typename T, typename I> inline GemmPlan conv_plan(const ConvShape& s, 
 template <typename T, typename I, typename E>
 inline void conv_thread(const GemmPlan& plan, const ConvProblem<T>& q, int t, int threads, const E& ep) {
   using S = GemmShape<T, I>;
-  const int64_t M = q.s->cout_g(), N = q.s->spatial();
-  const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
-  const GemmGrid g = gemm_grid(mt, nt, threads);
-  const int r = t / g.tn, c = t % g.tn;
-  const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
-  const int64_t n0 = nt * c / g.tn * plan.nr, n_end = nt * (c + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
+  const GemmThreadBlock tb = gemm_thread_block(q.s->cout_g(), q.s->spatial(), plan.mr, plan.nr, t, threads);
+  const int64_t m0 = tb.m0, m1 = tb.m1, n0 = tb.n0, n1 = tb.n1;
   if (m0 >= m1 || n0 >= n1) return;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   // B's panels, then one row of patches (nc elements) gathered before it is dealt out.

@@ -42,19 +42,10 @@ template <typename T, typename I> struct ConvShiftTile {
   static constexpr int64_t nr_wide = int64_t(nv_wide) * I::width;
 };
 
-// The tile width of one convolution: the wide tiles from 768 positions on (a 28 x 28 output and
-// more), where AVX-512 measured them 3 to 12% faster (ResNet-18's 56 x 56 and 28 x 28 3 x 3
-// layers); below, a 14 x 14 or 7 x 7 output left more of their columns empty (up to 30% slower).
-template <typename T, typename I> inline int64_t conv_shift_nr(const ConvShape& s) {
-  using R = ConvShiftTile<T, I>;
-  const int64_t positions = s.oh * (s.ow + (s.kw - 1) * s.dw / s.sw);
-  return positions >= 768 ? R::nr_wide : R::nr;
-}
-
 // The layout of the shifted input of one image and group (elements of T) for tiles `nr` wide:
-// `rows` x `width` per phase, sh x sw phases per channel, then zeros after the last channel, so that the
-// loads of the last tile (positions up to `positions` rounded up to whole tiles, plus the
-// farthest tap) stay inside.
+// `rows` x `width` per phase, sh x sw phases per channel, then zeros after the last channel, so
+// that the loads of the last tile (positions up to `positions` rounded up to whole tiles, plus
+// the farthest tap) stay inside.
 struct ConvShifted {
   int64_t nr, width, rows, plane, channel, positions, size;  // nr: the tiles' width
   ConvShifted(const ConvShape& s, int64_t tile_width)
@@ -66,6 +57,14 @@ struct ConvShifted {
         positions(s.oh * width),
         size(s.cin_g() * channel + (positions + nr - 1) / nr * nr - positions + width + nr) {}
 };
+
+// The tile width of one convolution: the wide tiles from 768 positions on (a 28 x 28 output and
+// more), where AVX-512 measured them 3 to 12% faster (ResNet-18's 56 x 56 and 28 x 28 3 x 3
+// layers); below, a 14 x 14 or 7 x 7 output left more of their columns empty (up to 30% slower).
+template <typename T, typename I> inline int64_t conv_shift_nr(const ConvShape& s) {
+  using R = ConvShiftTile<T, I>;
+  return ConvShifted(s, R::nr).positions >= 768 ? R::nr_wide : R::nr;
+}
 
 // Whether reading the patches in place pays for a convolution through the GEMM: a pointwise one
 // whose channels start on whole vectors (its patches are its input, read where it lies; with
@@ -125,7 +124,9 @@ inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, co
   constexpr int W = I::width;
   V acc[MR][NV];
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
-    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = accumulate ? V::loadu(c + i * ldc + v * W) : V(T(0));
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) {
+      acc[i][v] = accumulate ? V::loadu(c + i * ldc + v * W) : V(T(0));
+    }
   }
   for (int64_t k = 0; k < kc; ++k) {
     const T* bk = b + off[k];
@@ -231,17 +232,16 @@ template <typename T, typename I, typename E>
 inline void conv_shift_thread(GemmPlan plan, const ConvProblem<T>& q, const ConvShifted& L,
                               const ConvShiftSource<T>& src, int t, int threads, const E& ep) {
   using S = GemmShape<T, I>;
-  const int64_t M = q.s->cout_g(), mt = (M + plan.mr - 1) / plan.mr, nt = (L.positions + L.nr - 1) / L.nr;
-  const GemmGrid g = gemm_grid(mt, nt, threads);
-  const int r = t / g.tn, c = t % g.tn;
-  const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
-  const int64_t p0 = nt * c / g.tn * L.nr, p1 = nt * (c + 1) / g.tn * L.nr;
+  const int64_t tiled = (L.positions + L.nr - 1) / L.nr * L.nr;  // whole tiles: the block of C's columns
+  const GemmThreadBlock tb = gemm_thread_block(q.s->cout_g(), tiled, plan.mr, L.nr, t, threads);
+  const int64_t m0 = tb.m0, m1 = tb.m1, p0 = tb.n0, p1 = tb.n1;
   if (m0 >= m1 || p0 >= p1) return;
   // The block of C: its rows (an MC block, at most the thread's) by as many positions as half of
   // L2 holds.
   const int64_t rows = plan.mc < m1 - m0 ? plan.mc : m1 - m0;
   plan.nc = gemm_clamp(gemm_caches().l2 / 2 / (rows * int64_t(sizeof(T))) / L.nr * L.nr, L.nr, 256 * L.nr);
-  const std::size_t abytes = q.packed != nullptr ? 0 : sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
+  const int64_t a_elements = (plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc;
+  const std::size_t abytes = q.packed != nullptr ? 0 : sizeof(T) * static_cast<std::size_t>(a_elements);
   T* abuf = abytes > 0 ? static_cast<T*>(gemm_buffer(0).get(abytes)) : nullptr;
   T* cbuf = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(rows * plan.nc)));
   if (cbuf != nullptr && (abuf != nullptr || abytes == 0))
@@ -262,7 +262,7 @@ template <typename T> struct ConvShiftBuffer {
   int64_t *off, *tail_off;
   T* data;
 };
-template <typename T, typename I> inline ConvShiftBuffer<T> conv_shift_buffer(const ConvShape& s, const ConvShifted& L) {
+template <typename T> inline ConvShiftBuffer<T> conv_shift_buffer(const ConvShape& s, const ConvShifted& L) {
   const int64_t K = s.k(), nr = L.nr;
   const bool in_place = s.pointwise();
   const std::size_t off_bytes = (sizeof(int64_t) * static_cast<std::size_t>(in_place ? 2 * K : K) + 63) / 64 * 64;
@@ -280,7 +280,7 @@ template <typename T, typename I> inline ConvShiftBuffer<T> conv_shift_buffer(co
 // Input channels [c0, c1) of one image and group (x: its first channel) into the buffer: their
 // shifted copy (the one that copies channel 0 also zeroes the slack after the last channel), or
 // for a pointwise convolution the columns of its last, partial tile, zero-padded to a whole one.
-template <typename T, typename I>
+template <typename T>
 inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x, int64_t c0, int64_t c1,
                             const ConvShiftBuffer<T>& buf) {
   const int64_t plane = s.h * s.w;
@@ -297,7 +297,7 @@ inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x
 }
 
 // Where one image and group's tiles read B from (x: its first channel).
-template <typename T, typename I>
+template <typename T>
 inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, const ConvShiftBuffer<T>& buf) {
   if (buf.tail_off == nullptr) return {buf.data, buf.off, int64_t(1) << 62, nullptr, nullptr};
   return {x, buf.off, L.positions / L.nr * L.nr, buf.data, buf.tail_off};
@@ -312,30 +312,33 @@ template <typename T, typename I, typename E>
 inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int outer, int inner, const E& ep) {
   const ConvShape& s = *call.s;
   const ConvShifted L(s, conv_shift_nr<T, I>(s));
-  const ConvShiftBuffer<T> mine = conv_shift_buffer<T, I>(s, L);
+  const ConvShiftBuffer<T> mine = conv_shift_buffer<T>(s, L);
   if (mine.off == nullptr) return false;
   if (outer > 1 && outer >= inner) {
-#pragma omp parallel for schedule(static) num_threads(outer)
-    for (int64_t u = 0; u < s.n * s.groups; ++u) {
-      const ConvProblem<T> q = call.unit(u);
-      const ConvShiftBuffer<T> buf = conv_shift_buffer<T, I>(s, L);
-      if (buf.off == nullptr) {
-        conv_thread<T, I>(plan, q, 0, 1, ep);
-        continue;
+#pragma omp parallel num_threads(outer)
+    {
+      const ConvShiftBuffer<T> buf = conv_shift_buffer<T>(s, L);  // each thread's, offsets written once
+#pragma omp for schedule(static)
+      for (int64_t u = 0; u < s.n * s.groups; ++u) {
+        const ConvProblem<T> q = call.unit(u);
+        if (buf.off == nullptr) {
+          conv_thread<T, I>(plan, q, 0, 1, ep);
+          continue;
+        }
+        conv_shift_fill(s, L, q.x, 0, s.cin_g(), buf);
+        conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), 0, 1, ep);
       }
-      conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), buf);
-      conv_shift_thread<T, I>(plan, q, L, conv_shift_source<T, I>(L, q.x, buf), 0, 1, ep);
     }
     return true;
   }
   for (int64_t u = 0; u < s.n * s.groups; ++u) {
     const ConvProblem<T> q = call.unit(u);
-    const ConvShiftSource<T> src = conv_shift_source<T, I>(L, q.x, mine);
+    const ConvShiftSource<T> src = conv_shift_source(L, q.x, mine);
 #pragma omp parallel num_threads(inner) if (inner > 1)
     {
       const GemmTeam team = gemm_team();
       const int t = team.t, threads = team.threads;
-      conv_shift_fill<T, I>(s, L, q.x, s.cin_g() * t / threads, s.cin_g() * (t + 1) / threads, mine);
+      conv_shift_fill(s, L, q.x, s.cin_g() * t / threads, s.cin_g() * (t + 1) / threads, mine);
 #pragma omp barrier
       conv_shift_thread<T, I>(plan, q, L, src, t, threads, ep);
     }

@@ -358,6 +358,20 @@ inline GemmGrid gemm_grid(int64_t mt, int64_t nt, int threads) {
   return best;
 }
 
+// Thread t's block of an M x N product over `threads` (gemm_grid) in tiles of mr x nr: rows
+// [m0, m1), columns [n0, n1) (empty when the thread has none), and the grid.
+struct GemmThreadBlock {
+  GemmGrid g;
+  int64_t m0, m1, n0, n1;
+};
+inline GemmThreadBlock gemm_thread_block(int64_t M, int64_t N, int64_t mr, int64_t nr, int t, int threads) {
+  const int64_t mt = (M + mr - 1) / mr, nt = (N + nr - 1) / nr;
+  const GemmGrid g = gemm_grid(mt, nt, threads);
+  const int r = t / g.tn, c = t % g.tn;
+  const int64_t m_end = mt * (r + 1) / g.tm * mr, n_end = nt * (c + 1) / g.tn * nr;
+  return {g, mt * r / g.tm * mr, m_end < M ? m_end : M, nt * c / g.tn * nr, n_end < N ? n_end : N};
+}
+
 // Threads worth using: each gets at least 2^21 multiply-adds (10 us of one AVX-512 core, about
 // what waking a sleeping thread costs under OMP_WAIT_POLICY=passive) and one tile.
 inline int gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles) {
@@ -396,7 +410,6 @@ inline void gemm_block_alone(const GemmPlan& plan, GemmMatrix<T> A, const GemmB<
 template <typename T, typename I, typename E>
 inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const GemmB<T>& B, T* c, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, const E& ep) {
-  const int64_t mt = (M + plan.mr - 1) / plan.mr, nt = (N + plan.nr - 1) / plan.nr;
   const std::size_t abytes = sizeof(T) * static_cast<std::size_t>((plan.mc + plan.mr - 1) / plan.mr * plan.mr * plan.kc);
   const std::size_t bbytes = sizeof(T) * static_cast<std::size_t>((plan.nc + plan.nr) * plan.kc);
   const bool share_b = B.packed == nullptr && !(plan.direct_b && B.m.cs == 1) && K * N >= (int64_t(1) << 20);
@@ -406,10 +419,9 @@ inline void gemm_run(const GemmPlan& plan, int threads, GemmMatrix<T> A, const G
   {
     const GemmTeam team = gemm_team();
     const int t = team.t, nthreads = team.threads;
-    const GemmGrid g = gemm_grid(mt, nt, nthreads);
-    const int r = t / g.tn, q = t % g.tn;
-    const int64_t m0 = mt * r / g.tm * plan.mr, m_end = mt * (r + 1) / g.tm * plan.mr, m1 = m_end < M ? m_end : M;
-    const int64_t n0 = nt * q / g.tn * plan.nr, n_end = nt * (q + 1) / g.tn * plan.nr, n1 = n_end < N ? n_end : N;
+    const GemmThreadBlock tb = gemm_thread_block(M, N, plan.mr, plan.nr, t, nthreads);
+    const GemmGrid g = tb.g;
+    const int64_t m0 = tb.m0, m1 = tb.m1, n0 = tb.n0, n1 = tb.n1;
     T* abuf = static_cast<T*>(gemm_buffer(0).get(abytes));
     if (share_b && nthreads > 1 && g.tn == 1) {  // the same decision in every thread
       if (t == 0) shared_b = static_cast<T*>(gemm_buffer(1).get(bbytes));
