@@ -18,7 +18,8 @@
 // Build (scripts/bench_conv.sh does it; -O2 as generated code is built):
 //   g++ -std=c++17 -O2 -march=native -fopenmp -Ilib/codegen/runtime
 //     -I/usr/include/x86_64-linux-gnu/openblas-openmp bench/conv_bench.cpp
-//     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 -lsleef -o conv_bench
+//     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+//     -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp -lsleef -o conv_bench
 #include "stax_conv.h"
 
 #include <cblas.h>
@@ -212,6 +213,14 @@ void run_layer(const Layer& l, int threads, const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  // The OpenMP build of OpenBLAS only (see bench/gemm_bench.cpp: the pthreads one, Debian's
+  // default libopenblas.so.0, keeps threads spinning beside libgomp's).
+  if (openblas_get_parallel() != 2) {
+    std::fprintf(stderr, "conv_bench: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d): link with "
+                 "-Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp, as scripts/bench_conv.sh does\n",
+                 openblas_get_parallel());
+    return 1;
+  }
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s; weights %s\n", Isa::name,
               policy ? policy : "(default)", o.cold ? "from memory (--cold)" : "in the caches");

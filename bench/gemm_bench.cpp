@@ -22,7 +22,8 @@
 // Build (scripts/bench_gemm.sh does it; -O2 as generated code is built):
 //   g++ -std=c++17 -O2 -march=native -fopenmp -Ilib/codegen/runtime
 //     -I/usr/include/x86_64-linux-gnu/openblas-openmp bench/gemm_bench.cpp
-//     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 -lsleef -o gemm_bench
+//     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+//     -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp -lsleef -o gemm_bench
 #include "stax_gemm.h"
 
 #include <cblas.h>
@@ -385,6 +386,16 @@ double worst_difference(const Buffers& buf) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  // Debian resolves libopenblas.so.0 through its alternatives, by default to the pthreads build,
+  // whose own threads keep spinning after each call: a staxc call on 2 threads right after one
+  // then shares a core with them and runs at half speed. The build links with an rpath to the
+  // OpenMP build (scripts/bench_gemm.sh); this refuses any other.
+  if (openblas_get_parallel() != 2) {
+    std::fprintf(stderr, "gemm_bench: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d): link with "
+                 "-Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp, as scripts/bench_gemm.sh does\n",
+                 openblas_get_parallel());
+    return 1;
+  }
   const Clock clock = measure_clock();
   const double ghz = clock.ghz;
   const double fma = measure_fma_per_cycle(ghz);

@@ -13,6 +13,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 threads="${BENCH_THREADS:-2}"
 blas_inc=/usr/include/x86_64-linux-gnu/openblas-openmp
 blas_lib=/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+# The rpath makes the loader take this OpenMP build: by the soname alone Debian's alternatives
+# give the pthreads one, whose spinning threads would share the cores with libgomp's.
+blas_link=("$blas_lib" -Wl,-rpath,"$(dirname "$blas_lib")")
 if [ ! -f "$blas_inc/cblas.h" ] || [ ! -f "$blas_lib" ]; then
   echo "bench_conv.sh: OpenBLAS (OpenMP build) is missing: run scripts/setup.sh --bench" >&2
   exit 1
@@ -21,7 +24,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 echo "building bench/conv_bench.cpp" >&2
 ${CXX:-g++} -std=c++17 -O2 -march=native -fopenmp -I"$root/lib/codegen/runtime" -I"$blas_inc" \
-  "$root/bench/conv_bench.cpp" "$blas_lib" -lsleef -o "$work/conv_bench"
+  "$root/bench/conv_bench.cpp" "${blas_link[@]}" -lsleef -o "$work/conv_bench"
 core="${BENCH_OPENBLAS_CORETYPE:-}"
 for policy in default passive; do
   echo

@@ -20,6 +20,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 threads="${BENCH_THREADS:-2}"
 blas_inc=/usr/include/x86_64-linux-gnu/openblas-openmp
 blas_lib=/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+# The rpath makes the loader take this OpenMP build: by the soname alone Debian's alternatives
+# give the pthreads one, whose spinning threads would share the cores with libgomp's.
+blas_link=("$blas_lib" -Wl,-rpath,"$(dirname "$blas_lib")")
 if [ ! -f "$blas_inc/cblas.h" ] || [ ! -f "$blas_lib" ]; then
   echo "bench_gemm.sh: OpenBLAS (OpenMP build) is missing: run scripts/setup.sh --bench" >&2
   exit 1
@@ -50,7 +53,7 @@ build() {  # build OUT FLAGS...: the benchmark, as generated code is built (-O2)
   ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -c "$work/mlp_const.cpp" -o "$work/mlp_const.o"
   ${CXX:-g++} -std=c++17 -O2 "$@" -fopenmp -DSTAX_BENCH_MLP -DSTAX_BENCH_MLP_WEIGHTS="\"$work/mlp_weights.bin\"" \
     -I"$root/lib/codegen/runtime" -I"$blas_inc" \
-    "$root/bench/gemm_bench.cpp" "$work/mlp.o" "$work/mlp_const.o" "$blas_lib" -lsleef -o "$out"
+    "$root/bench/gemm_bench.cpp" "$work/mlp.o" "$work/mlp_const.o" "${blas_link[@]}" -lsleef -o "$out"
 }
 echo "building bench/gemm_bench.cpp" >&2
 build "$work/gemm_bench" -march=native
