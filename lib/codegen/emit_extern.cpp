@@ -165,6 +165,11 @@ void emit_conv_epilogue(KernelEmitter& e, const ir::Buffer& b, const std::vector
   loops.open("for (int64_t x1 = i0; x1 < i1; ++x1)");
   if (rank == 3) {
     epilogue_row(e, "x2", "j0", "j1", loops);
+  } else if (e.plan.epilogue_flat) {
+    // Every index is flat in the output rows: x3 runs over the positions oh * OW + ow themselves.
+    loops.line("constexpr int64_t x2 = 0;");
+    loops.line("(void)x2;");
+    epilogue_row(e, "x3", "j0", "j1", loops);
   } else {
     const std::string ow = std::to_string(b.conv.ow);
     loops.open("for (int64_t x2 = j0 / " + ow + "; x2 * " + ow + " < j1; ++x2)");

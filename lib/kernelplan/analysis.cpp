@@ -45,6 +45,25 @@ std::string why_not_node(const KernelContext& c, int idx, Var var, const std::ve
 
 }  // namespace
 
+bool flat_positions(const KernelContext& c, int idx) {
+  const scheduler::KernelNode& n = c.node(idx);
+  const ir::Buffer& b = c.p[n.buffer];
+  if (c.k.outer.size() != 4) return false;
+  const int64_t ow = c.k.outer[3];
+  const Var x2 = ir::xvar(2), x3 = ir::xvar(3);
+  const auto flat = [&](const Index& at) {
+    const std::optional<int64_t> row = ir::lane_stride(at, x2), col = ir::lane_stride(at, x3);
+    return row && col && *row == ow * *col;
+  };
+  if (!flat(kernel_index(n, b.write_index()))) return false;
+  for (const ir::Expr& e : ir::topo_order(b.body)) {
+    if (e.op() == ir::ExprOp::IndirectLoad) return false;
+    if ((e.op() == ir::ExprOp::Load || e.op() == ir::ExprOp::IndexValue) && !flat(kernel_index(n, e.index())))
+      return false;
+  }
+  return true;
+}
+
 std::string why_not_vector(const KernelContext& c, const std::vector<int>& nodes, Var var, int64_t trip,
                            const std::vector<Tile>& tiles) {
   if (!c.vector) return "the instruction set has no vector lanes";

@@ -199,6 +199,34 @@ TEST(Generate, InnermostLoopsAreVectorized) {
     "outputs": ["y"]})").source, "tile0"));
 }
 
+// A convolution's epilogue runs over each block's flattened output positions when every index
+// it reads steps from a row's end into the next row's start (a residual of the output's shape, a
+// per-channel scale), so 7-wide rows still fill vectors; one read broadcast along the rows (a
+// [1, 1, 1, OW] operand) keeps one loop per output row.
+TEST(Generate, ConvEpiloguesRunOverFlatPositionsWhenEveryIndexAllows) {
+  auto conv_add = [](const std::string& r_shape) {
+    return R"({"format": "stax-graph", "version": 1, "name": "ce",
+      "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 8, 7, 7]},
+                 {"name": "w", "dtype": "float32", "shape": [16, 8, 3, 3]},
+                 {"name": "r", "dtype": "float32", "shape": )" + r_shape + R"(}],
+      "nodes": [{"name": "y", "op": "add", "args": [{"op": "conv2d", "args": ["x", "w"], "padding": 1}, "r"]}],
+      "outputs": ["y"]})";
+  };
+  const Generated flat = generate_json(conv_add("[1, 16, 7, 7]"), CodegenOptions{});
+  EXPECT_TRUE(contains(flat.source, "(each block's positions in lanes along x3 over whole output rows (flat in oh * 7 + "
+                                    "ow), a scalar remainder)"))
+      << flat.source;
+  EXPECT_TRUE(contains(flat.source, "      constexpr int64_t x2 = 0;\n"
+                                    "      (void)x2;\n"
+                                    "      for (int64_t x3 = j0; x3 < j0 + (j1 - j0) / W * W; x3 += W) {\n"))
+      << flat.source;
+  const Generated scale = generate_json(conv_add("[16, 1, 1]"), CodegenOptions{});
+  EXPECT_TRUE(contains(scale.source, "flat in oh * 7 + ow")) << scale.source;
+  const Generated rows = generate_json(conv_add("[1, 1, 1, 7]"), CodegenOptions{});
+  EXPECT_FALSE(contains(rows.source, "flat in oh")) << rows.source;
+  EXPECT_TRUE(contains(rows.source, "for (int64_t x2 = j0 / 7; x2 * 7 < j1; ++x2)")) << rows.source;
+}
+
 TEST(Generate, TiledFormPrefetchesTheNextTileAndStreamsLargeOutputs) {
   // float64 [3, 1000, 1500] (36 MB out) with two operands read permuted: a tile each, staged
   // from the operand's rows at the batch position, the next tile's rows asked for while a row is

@@ -178,6 +178,11 @@ struct KernelPlan {
   // dim, in lanes, when the node reads and stores contiguously along it).
   int epilogue = -1;
   std::string epilogue_reason;
+  // A 2-D convolution's epilogue whose every index steps from the end of an output row to the
+  // start of the next (the coefficient of oh is OW times that of ow): one loop over the block's
+  // flattened positions oh * OW + ow, in lanes (vector_var: the last dim, running over them),
+  // rather than one loop per output row, which rows shorter than a vector leave scalar.
+  bool epilogue_flat = false;
   // Extern: B (a graph constant) packed at compile time into the GEMM's panels for the plan's
   // instruction set, so that nothing is packed at run time (then B is no parameter: the kernel
   // reads the packed array of the generated file); or why not.
