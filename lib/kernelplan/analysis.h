@@ -27,13 +27,13 @@ struct KernelContext {
 // invariant in it, transposed reads staged through `tiles` counting as contiguous) and stores its
 // value contiguously (a value kept in a register keeps its lanes whatever its index); else why
 // not, one line.
+std::string why_not_vector(const KernelContext& c, const std::vector<int>& nodes, ir::Var var, int64_t trip,
+                           const std::vector<Tile>& tiles = {});
+
 // Whether node `idx` of a kernel over [n, c, oh, ow] computes the same at (oh, ow) as at
 // (0, oh * OW + ow): every index it reads or writes (and every index value) linear in x2 and x3
 // with the coefficient of x2 OW times that of x3, OW the extent of x3.
 bool flat_positions(const KernelContext& c, int idx);
-
-std::string why_not_vector(const KernelContext& c, const std::vector<int>& nodes, ir::Var var, int64_t trip,
-                           const std::vector<Tile>& tiles = {});
 
 // True when a reduction buffer has a vector accumulator (Proposition 8.1: W lanes combined at the
 // end): sum, prod, max, min of a value of its own dtype (not bool), any, all, argmax, argmin.

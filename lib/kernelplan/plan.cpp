@@ -165,26 +165,22 @@ KernelPlan plan_epilogue(const KernelContext& c, const Places& places) {
   record_uses(places, kp.params, kp);
   record_uses(places, {ext.id}, kp);
   const ir::Var v = ir::xvar(static_cast<int32_t>(ext.shape.size() - 1));
-  if (ext.extern_op == ir::ExternOp::Conv && ext.shape.size() == 4 && detail::flat_positions(c, kp.epilogue)) {
-    const int64_t positions = ext.conv.oh * ext.conv.ow;
-    if (detail::why_not_vector(c, {kp.epilogue}, v, positions).empty()) {
-      kp.epilogue_flat = true;
-      kp.vector_var = v;
-      kp.vector_trip = positions;
-      kp.epilogue_reason = "each block's positions in lanes along " + ir::var_name(v) +
-                           " over whole output rows (flat in oh * " + std::to_string(ext.conv.ow) +
-                           " + ow), a scalar remainder";
-      return kp;
-    }
+  // A 2-D convolution's epilogue flat in its output rows runs over whole blocks of positions.
+  const bool flat = ext.extern_op == ir::ExternOp::Conv && ext.shape.size() == 4 && detail::flat_positions(c, kp.epilogue);
+  const int64_t trip = flat ? ext.conv.oh * ext.conv.ow : ext.shape.back();
+  const std::string why = detail::why_not_vector(c, {kp.epilogue}, v, trip);
+  if (!why.empty()) {  // element by element within each output row
+    kp.epilogue_reason =
+        "each tile element by element: " + (flat ? detail::why_not_vector(c, {kp.epilogue}, v, ext.shape.back()) : why);
+    return kp;
   }
-  const std::string why = detail::why_not_vector(c, {kp.epilogue}, v, ext.shape.back());
-  if (why.empty()) {
-    kp.vector_var = v;
-    kp.vector_trip = ext.shape.back();
-    kp.epilogue_reason = "each tile row in lanes along " + ir::var_name(v) + ", a scalar remainder";
-  } else {
-    kp.epilogue_reason = "each tile element by element: " + why;
-  }
+  kp.vector_var = v;
+  kp.vector_trip = trip;
+  kp.epilogue_flat = flat;
+  kp.epilogue_reason = flat ? "each block's positions in lanes along " + ir::var_name(v) +
+                                  " over whole output rows (flat in oh * " + std::to_string(ext.conv.ow) +
+                                  " + ow), a scalar remainder"
+                            : "each tile row in lanes along " + ir::var_name(v) + ", a scalar remainder";
   return kp;
 }
 
