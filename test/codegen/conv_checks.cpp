@@ -128,6 +128,8 @@ const int64_t kShapes[][11] = {
     {2, 12, 15, 16, 12, 3, 3, 1, 1, 1, 12},    // depthwise
     {1, 8, 15, 17, 16, 5, 5, 2, 2, 1, 8},      // depthwise, multiplier 2, stride 2
     {1, 5, 9, 9, 5, 3, 3, 1, 2, 2, 5},         // depthwise, dilated
+    {1, 20, 7, 7, 20, 3, 3, 1, 1, 1, 20},      // depthwise on rows shorter than a vector: 3 rows at once after 4
+    {1, 6, 14, 40, 6, 3, 3, 1, 1, 1, 6},       // depthwise: rows of 2.5 vectors, 2 rows at once after 12
     {1, 1, 6, 5, 7, 3, 3, 1, 0, 1, 1},         // one input channel, no padding
     {1, 256, 7, 7, 300, 3, 3, 1, 1, 1, 1},     // long K, few columns (ResNet's last stage)
     {1, 64, 30, 30, 64, 3, 3, 1, 1, 1, 1},     // many columns: both threads

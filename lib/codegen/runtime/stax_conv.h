@@ -64,6 +64,14 @@ template <typename T> inline void conv_zero(T* dst, int64_t n) {
   for (int64_t t = 0; t < n; ++t) dst[t] = T(0);
 }
 
+// dst[t] = src[t] for t < n, in vectors of instruction set I (the last one masked).
+template <typename T, typename I> inline void conv_copy_vec(const T* src, int64_t n, T* dst) {
+  using V = Vec<T, I>;
+  int64_t t = 0;
+  for (; t + V::size <= n; t += V::size) V::loadu(src + t).storeu(dst + t);
+  if (t < n) V::loadu(src + t, static_cast<int>(n - t)).storeu(dst + t, static_cast<int>(n - t));
+}
+
 // Positions t in [0, n) with 0 <= first + t * step < size: [lo, hi) (empty when lo >= hi).
 inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, int64_t& lo, int64_t& hi) {
   lo = first >= 0 ? 0 : (-first + step - 1) / step;
@@ -271,7 +279,7 @@ struct ConvPadded {
 // Channel `plane_in` of the image (its [h, w] plane) into padded phases at dst, whose padding
 // (everything outside the input) is already zero: only the input's own elements are written,
 // so the padding, zeroed once per call, stays zero from plane to plane.
-template <typename T>
+template <typename T, typename I>
 inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const T* plane_in, T* dst) {
   const int64_t r0 = s.ph, r1 = s.ph + s.h < pd.rows ? s.ph + s.h : pd.rows;
   for (int64_t q = 0; q < pd.phases; ++q) {
@@ -279,8 +287,12 @@ inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const T* pl
     int64_t lo = 0, hi = 0;
     conv_inside(q - s.pw, s.sw, pd.width, s.w, lo, hi);
     if (lo >= hi) continue;
-    for (int64_t r = r0; r < r1; ++r)
-      conv_copy(plane_in + (r - s.ph) * s.w + lo * s.sw + q - s.pw, s.sw, hi - lo, dst + (q * pd.rows + r) * pd.width + lo);
+    const T* src = plane_in + (r0 - s.ph) * s.w + lo * s.sw + q - s.pw;
+    T* to = dst + (q * pd.rows + r0) * pd.width + lo;
+    if (s.sw == 1)  // whole vectors, where the compiler's loop would leave a short row to scalars
+      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy_vec<T, I>(src, hi - lo, to);
+    else
+      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy(src, s.sw, hi - lo, to);
   }
 }
 
@@ -321,7 +333,12 @@ inline void conv_direct_plane(const ConvShape& s, const ConvPadded& pd, const T*
   const T* b = bias != nullptr ? bias + oc : nullptr;
   int64_t oh = 0;
   for (; oh + 4 <= s.oh; oh += 4) conv_direct_rows<T, I, 4>(s, pd, padded, taps, w, b, oc, oh, o);
-  for (; oh < s.oh; ++oh) conv_direct_rows<T, I, 1>(s, pd, padded, taps, w, b, oc, oh, o);
+  switch (s.oh - oh) {  // the last rows at once, as independent chains
+    case 1: return conv_direct_rows<T, I, 1>(s, pd, padded, taps, w, b, oc, oh, o);
+    case 2: return conv_direct_rows<T, I, 2>(s, pd, padded, taps, w, b, oc, oh, o);
+    case 3: return conv_direct_rows<T, I, 3>(s, pd, padded, taps, w, b, oc, oh, o);
+    default: return;
+  }
 }
 
 // Where tap k = (ci, ki, kj) of output (0, 0) lies among the padded channels of a group.
@@ -382,7 +399,7 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
       const int64_t image = u / s.groups, g = u % s.groups;
       const T* xg = x + (image * s.c + g * s.cin_g()) * s.h * s.w;
       if (padded != nullptr)
-        for (int64_t ci = 0; ci < s.cin_g(); ++ci) conv_pad_plane(s, pd, xg + ci * s.h * s.w, padded + ci * pd.plane());
+        for (int64_t ci = 0; ci < s.cin_g(); ++ci) conv_pad_plane<T, I>(s, pd, xg + ci * s.h * s.w, padded + ci * pd.plane());
       for (int64_t oc = g * s.cout_g(); oc < (g + 1) * s.cout_g(); ++oc) {
         T* o = out + (image * s.cout + oc) * N;
         if (padded != nullptr) conv_direct_plane<T, I>(s, pd, padded, taps, w, bias, oc, o);
