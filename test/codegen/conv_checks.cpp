@@ -130,6 +130,8 @@ const int64_t kShapes[][11] = {
     {1, 5, 9, 9, 5, 3, 3, 1, 2, 2, 5},         // depthwise, dilated
     {1, 20, 7, 7, 20, 3, 3, 1, 1, 1, 20},      // depthwise on rows shorter than a vector: 3 rows at once after 4
     {1, 6, 14, 40, 6, 3, 3, 1, 1, 1, 6},       // depthwise: rows of 2.5 vectors, 2 rows at once after 12
+    {2, 20, 3, 3, 264, 1, 1, 1, 0, 1, 1},      // pointwise on 9 positions: with weights packed ahead, C^T = X^T W^T
+    {1, 24, 7, 7, 300, 1, 1, 1, 0, 1, 1},      // the same on 49 (AVX-512), channels not whole vectors
     {1, 1, 6, 5, 7, 3, 3, 1, 0, 1, 1},         // one input channel, no padding
     {1, 256, 7, 7, 300, 3, 3, 1, 1, 1, 1},     // long K, few columns (ResNet's last stage)
     {1, 64, 30, 30, 64, 3, 3, 1, 1, 1, 1},     // many columns: both threads
@@ -170,7 +172,8 @@ void check_conv() {
   // The epilogue: each element once, after the bias; channels and positions of the whole output;
   // through the GEMM (both paths of the patches) and the direct loops.
   for (int shift : {0, 1})
-  for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8]}) {
+  for (bool ahead : {false, true})
+  for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);
@@ -193,11 +196,14 @@ void check_conv() {
           x = -x;
         }
     };
-    stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), nullptr, d.bias.data(), out.data(), ep, shift);
+    const float* wp = ahead ? stax_rt::conv_pack_weights<float, Isa>(s, d.w.data()) : nullptr;
+    stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), wp, d.bias.data(), out.data(), ep, shift);
+    ::operator delete(const_cast<float*>(wp), std::align_val_t(64));
     bool once = true, negated = true;
     for (std::size_t i = 0; i < out.size(); ++i) once = once && seen[i] == 1, negated = negated && out[i] == -want[i];
-    CHECK(once && negated && wrong == 0, "%s (shift %d): epilogue once %d, rewrites kept %d, %d elements wrong",
-          describe(s).c_str(), shift, once, negated, wrong);
+    CHECK(once && negated && wrong == 0,
+          "%s (shift %d, weights packed %s): epilogue once %d, rewrites kept %d, %d elements wrong",
+          describe(s).c_str(), shift, ahead ? "ahead" : "per call", once, negated, wrong);
   }
 }
 

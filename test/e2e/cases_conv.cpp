@@ -129,6 +129,19 @@ void constant_weight_cases(Table& t) {
   t.add("conv2d of a sigmoid", {input("x", dt, "[1, 8, 11, 12]")},
         {node("y", "conv2d", R"([{"op": "sigmoid", "args": ["x"]}, "w", "b"])", R"("padding": 1)")}, {"y"}, consts)
       .tolerance = [=](const Inputs&) { return matmul_tolerance(DType::Float32, 72, wsum + bmax); };
+  // Pointwise on a plane of fewer than four vectors, constant weights and 256 output channels or
+  // more: the product computed transposed (the output channels in the lanes), the epilogue then
+  // run on whole rows; batch 2.
+  const std::vector<double> wp = pattern(264 * 24, 5), bp = pattern(264, 6);
+  const double psum = max_row_abs_sum(wp, 24);
+  t.add("conv2d constant weights, pointwise on 3x3 into 264 channels, then add and relu6",
+        {input("x", dt, "[2, 24, 3, 3]"), input("r", dt, "[2, 264, 3, 3]")},
+        {node("y", "clamp", R"([{"op": "add", "args": [{"op": "conv2d", "args": ["x", "wp", "bp"]}, "r"]}])",
+              R"("min": 0, "max": 6)")},
+        {"y"}, {constant("wp", dt, {264, 24, 1, 1}, wp), constant("bp", dt, {264}, bp)})
+      .tolerance = [=](const Inputs& in) {
+        return matmul_tolerance(DType::Float32, 26, max_abs(in[0]) * psum + 1.0 + max_abs(in[1]));
+      };
   // Two convolutions in a row, the second depthwise with constant weights.
   const std::vector<double> wd = pattern(16 * 9, 3);
   std::vector<std::string> two = consts;

@@ -10,7 +10,9 @@
 // read them in place from a shifted copy of the input, or from the input itself for a pointwise
 // convolution (stax_conv_shift.h); else each KC x NC block of them is packed straight from the
 // input into the panels the micro-kernels read (conv_pack_b; a 1x1 convolution of stride 1
-// without padding packs the input itself, which is that matrix).
+// without padding packs the input itself, which is that matrix). A pointwise convolution of a
+// plane smaller than four vectors computes the product transposed, the output channels in the
+// vector lanes (conv_swap_run).
 // Summation order: that of the GEMM (stax_gemm_kernel.h), one fma per k in increasing k, the
 // bias added to the finished sum; the bits do not depend on the thread count. A grouped
 // convolution with few channels per group (depthwise: one) is no product worth packing (K =
@@ -124,8 +126,10 @@ inline void conv_pack_b(const ConvShape& s, const T* x, int64_t k0, int64_t kb, 
 
 // Elements of the weights packed for the GEMM on I: each group's [cout_g, K] matrix in panels of
 // GemmTile<T, I>::mr rows (gemm_pack_a's layout) per KC block of the plan, one group after the
-// other.
+// other; for a product computed transposed (conv_swap_pays), W^T in gemm_pack_b's layout.
+template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s);
 template <typename T, typename I> inline int64_t conv_packed_weights_size(const ConvShape& s) {
+  if (conv_swap_pays<T, I>(s)) return gemm_packed_b_size(s.k(), s.cout, gemm_panel_width<T>(I::width));
   return s.groups * gemm_packed_a_size(s.cout_g(), s.k(), GemmTile<T, I>::mr);
 }
 
@@ -140,6 +144,10 @@ template <typename T, typename I> inline const T* conv_pack_weights(const ConvSh
   const int64_t size = conv_packed_weights_size<T, I>(s);
   T* out = static_cast<T*>(::operator new(sizeof(T) * static_cast<std::size_t>(size), std::align_val_t(64), std::nothrow));
   if (out == nullptr) return nullptr;
+  if (conv_swap_pays<T, I>(s)) {  // W^T as the B of C^T = X^T W^T: element (k, c) at w[c * K + k]
+    gemm_pack_b(w, 1, s.k(), s.k(), s.cout, gemm_panel_width<T>(I::width), out);
+    return out;
+  }
   const GemmPlan plan = conv_plan<T, I>(s, true);
   const int64_t M = s.cout_g(), K = s.k(), mp = (M + plan.mr - 1) / plan.mr * plan.mr;
   const int64_t per_group = gemm_packed_a_size(M, K, plan.mr);
@@ -410,6 +418,72 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
   }
 }
 
+// ---- few positions: output channels in the vector lanes ----
+
+// A pointwise convolution of few positions whose count is not a whole number of vectors (7 x 7:
+// 49, 14 x 14: 196) leaves lanes empty when the positions are the GEMM's columns: 49 take 4
+// vectors of 16, the last with one lane. Computed transposed, C^T [positions, channels] = X^T
+// W^T, the output channels fill the lanes (a whole number of vectors in every network) and the
+// positions are the tiles' rows, which the micro-kernels of every height (1 to MR) cover without
+// waste. The weights are packed ahead as that product's B (W^T in gemm_pack_b's layout); X^T is
+// read in place by its strides (its positions contiguous); each finished tile of C^T, in L1, is
+// transposed into the output, the bias added, and the epilogue run on it. Summation order: the
+// GEMM's, as on every other path (the same bits).
+// Taken for planes of fewer than four vectors' positions and at least 256 output channels
+// (MobileNet-V2, kernel by kernel, alternating builds): on 14 x 14 (196 of AVX-512's 208 lanes
+// used) the transposed stores cost more than the lanes won; on 7 x 7 (49 of 64) the products of
+// 320 to 1280 channels ran 10-15% faster on 1 thread and 2-14% on 2, those of 160 channels up to
+// 20% slower on 2 (a narrow last strip of channels for one of the two threads).
+template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
+  return !s.direct && s.pointwise() && s.groups == 1 && s.spatial() % I::width != 0 && s.spatial() < 4 * I::width &&
+         s.cout >= 256;
+}
+
+// The epilogue of one image's C^T tiles: positions [i0, i1) x channels [j0, j1) at c (row
+// stride ldc) into the output's channels (each N positions long), the bias added.
+template <typename T> struct ConvSwapEpilogue {
+  const T* bias;
+  T* out;  // the image's [cout, N] output
+  int64_t N;
+  void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
+    for (int64_t j = j0; j < j1; ++j) {
+      T* o = out + j * N;
+      const T* from = c + (j - j0);
+      // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
+      if (bias != nullptr)
+        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc] + bias[j];
+      else
+        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc];
+    }
+  }
+};
+
+// The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights), C^T
+// in the calling thread's buffer; false, with nothing written, when it cannot be allocated. The
+// convolution's epilogue runs once the image's output is whole, on its whole rows (a tile's rows
+// of 8 positions are shorter than a vector: the epilogue's loops would run them element by
+// element), over the threads by blocks of channels.
+template <typename T, typename I, typename E>
+inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep) {
+  const int64_t N = s.spatial(), M = s.cout, K = s.c;
+  T* ct = static_cast<T*>(gemm_buffer(2).get(sizeof(T) * static_cast<std::size_t>(N * M)));
+  if (ct == nullptr) return false;
+  for (int64_t image = 0; image < s.n; ++image) {
+    T* o = out + image * M * N;
+    gemm_prepacked<T, I>(x + image * K * N, 1, N, packed, ct, M, N, M, K, ConvSwapEpilogue<T>{bias, o, N});
+    if constexpr (!std::is_same_v<E, ConvNoEpilogue>) {
+      constexpr int64_t kChannels = 64;
+      const int64_t blocks = (M + kChannels - 1) / kChannels;
+#pragma omp parallel for schedule(static) if (M * N >= (int64_t(1) << 15))
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t j0 = b * kChannels, j1 = j0 + kChannels < M ? j0 + kChannels : M;
+        ep(image, j0, j1, int64_t(0), N, o + j0 * N, N);
+      }
+    }
+  }
+  return true;
+}
+
 // ---- the entry ----
 
 // One call's operands, and its (image, group) products as ConvProblems.
@@ -438,15 +512,21 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // out = conv(x, w) + bias on instruction set I: x [n, c, h, w], w [cout, c / groups, kh, kw]
 // (`packed`: the same weights from conv_pack_weights<T, I>, or null to pack them per call), bias
 // [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Direct
-// loops (s.direct) spread the planes over the threads. The GEMM reads the patches in place (a
-// pointwise convolution's input as it lies, a kernel of several taps from a shifted copy of the
-// input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift` < 0), or when `shift` > 0
-// forces it; else it packs them block by block (shift == 0 forces that). It runs over images and groups when there are enough of
-// them, else every thread on each product (its tiles split by rows and columns).
+// loops (s.direct) spread the planes over the threads. A pointwise convolution of a small plane
+// with its weights packed ahead is computed transposed (conv_swap_pays). Else the GEMM reads
+// the patches in place (a pointwise convolution's input as it lies, a kernel of several taps
+// from a shifted copy of the input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift`
+// < 0), or when `shift` > 0 forces it; else it packs them block by block (shift == 0 forces
+// that). It runs over images and groups when there are enough of them, else every thread on
+// each product (its tiles split by rows and columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
                      const E& ep = E(), int shift = -1) {
   if (s.direct) return conv_direct<T, I>(s, x, w, bias, out, ep);
+  if (packed != nullptr && conv_swap_pays<T, I>(s)) {
+    if (conv_swap_run<T, I>(s, x, packed, bias, out, ep)) return;
+    packed = nullptr;  // (packed for the transposed product: the weights are packed per call below)
+  }
   const int64_t M = s.cout_g(), N = s.spatial(), K = s.k(), units = s.n * s.groups;
   const GemmPlan plan = conv_plan<T, I>(s, packed != nullptr);
   const ConvCall<T> call{&s, x, w, packed, bias, out, packed != nullptr ? gemm_packed_a_size(M, K, plan.mr) : 0};
