@@ -66,14 +66,6 @@ template <typename T> inline void conv_zero(T* dst, int64_t n) {
   for (int64_t t = 0; t < n; ++t) dst[t] = T(0);
 }
 
-// dst[t] = src[t] for t < n, in vectors of instruction set I (the last one masked).
-template <typename T, typename I> inline void conv_copy_vec(const T* src, int64_t n, T* dst) {
-  using V = Vec<T, I>;
-  int64_t t = 0;
-  for (; t + V::size <= n; t += V::size) V::loadu(src + t).storeu(dst + t);
-  if (t < n) V::loadu(src + t, static_cast<int>(n - t)).storeu(dst + t, static_cast<int>(n - t));
-}
-
 // Positions t in [0, n) with 0 <= first + t * step < size: [lo, hi) (empty when lo >= hi).
 inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, int64_t& lo, int64_t& hi) {
   lo = first >= 0 ? 0 : (-first + step - 1) / step;
@@ -297,8 +289,8 @@ inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const T* pl
     if (lo >= hi) continue;
     const T* src = plane_in + (r0 - s.ph) * s.w + lo * s.sw + q - s.pw;
     T* to = dst + (q * pd.rows + r0) * pd.width + lo;
-    if (s.sw == 1)  // whole vectors, where the compiler's loop would leave a short row to scalars
-      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy_vec<T, I>(src, hi - lo, to);
+    if (s.sw == 1)  // whole vectors: the compiler's loop would leave a short row to scalars
+      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) gemm_copy_row<T, I>(src, hi - lo, to, hi - lo);
     else
       for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy(src, s.sw, hi - lo, to);
   }
