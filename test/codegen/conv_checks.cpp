@@ -141,6 +141,10 @@ const int64_t kShapes[][11] = {
     {1, 6, 1, 33, 6, 1, 3, 1, 1, 1, 6},        // conv1d depthwise
     {1, 2, 3, 3, 2, 3, 3, 1, 0, 1, 1},         // one output position
     {1, 4, 5, 5, 3, 3, 3, 3, 1, 1, 1},         // stride 3 = the kernel: windows side by side
+    {1, 40, 7, 7, 136, 3, 3, 1, 1, 1, 1},      // 3x3 on 49 positions into 136 channels: ahead, C^T = X^T W^T
+    {2, 24, 14, 13, 160, 3, 3, 2, 1, 1, 1},    // the same with stride 2 (7 x 7 outputs), batch 2
+    {1, 16, 11, 11, 128, 3, 3, 1, 2, 2, 1},    // the same dilated, wide padding
+    {1, 16, 9, 10, 130, 1, 3, 1, 1, 1, 1},     // a 1 x 3 kernel padded on both dims, 130 channels
 };
 
 }  // namespace
@@ -156,8 +160,8 @@ void check_conv() {
   // The same bits on 1 and 2 threads, batch 1 (threads within the product) and 4 (over images).
   const int threads = omp_get_max_threads();
   for (int64_t n : {1, 4})
-  for (int64_t k : {3, 1}) {  // a shifted copy of the input; a pointwise input read in place
-    const ConvShape s = shape(n, 32, 28, 28, 48, k, k, 1, k / 2, 1, 1);
+  for (int64_t k : {3, 1, 2}) {  // a shifted copy of the input; a pointwise input read in place; C^T
+    const ConvShape s = k == 2 ? shape(n, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1) : shape(n, 32, 28, 28, 48, k, k, 1, k / 2, 1, 1);
     const ConvData<float> d = data_for<float>(s, 99);
     omp_set_num_threads(1);
     const std::vector<float> one = run(s, d, true, true);
@@ -173,7 +177,8 @@ void check_conv() {
   // through the GEMM (both paths of the patches) and the direct loops.
   for (int shift : {0, 1})
   for (bool ahead : {false, true})
-  for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14]}) {
+  for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14],
+                        kShapes[25]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);

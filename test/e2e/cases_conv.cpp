@@ -142,6 +142,19 @@ void constant_weight_cases(Table& t) {
       .tolerance = [=](const Inputs& in) {
         return matmul_tolerance(DType::Float32, 26, max_abs(in[0]) * psum + 1.0 + max_abs(in[1]));
       };
+  // A 3x3 kernel of stride 2 onto a 5 x 5 output, constant weights and 136 output channels (four
+  // panels of 32 and a part): the product computed transposed with the patches read from the
+  // shifted input (the positions' rows of 5 and the tiles' rows of 8 cross), then add and relu;
+  // batch 2.
+  const std::vector<double> wt = pattern(136 * 12 * 9, 7), bt = pattern(136, 8);
+  const double tsum = max_row_abs_sum(wt, 108);
+  t.add("conv2d constant weights, 3x3 stride 2 onto 5x5 in 136 channels, then add and relu",
+        {input("x", dt, "[2, 12, 10, 9]"), input("r", dt, "[2, 136, 5, 5]")},
+        {node("y", "relu", R"([{"op": "add", "args": [{"op": "conv2d", "args": ["x", "wt", "bt"], "stride": 2, "padding": 1}, "r"]}])")},
+        {"y"}, {constant("wt", dt, {136, 12, 3, 3}, wt), constant("bt", dt, {136}, bt)})
+      .tolerance = [=](const Inputs& in) {
+        return matmul_tolerance(DType::Float32, 110, max_abs(in[0]) * tsum + 1.0 + max_abs(in[1]));
+      };
   // Two convolutions in a row, the second depthwise with constant weights.
   const std::vector<double> wd = pattern(16 * 9, 3);
   std::vector<std::string> two = consts;

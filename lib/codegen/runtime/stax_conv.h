@@ -410,71 +410,10 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
   }
 }
 
-// ---- few positions: output channels in the vector lanes ----
+// ---- few positions: the product transposed (stax_conv_shift.h, conv_swap_run) ----
 
-// A pointwise convolution of few positions whose count is not a whole number of vectors (7 x 7:
-// 49, 14 x 14: 196) leaves lanes empty when the positions are the GEMM's columns: 49 take 4
-// vectors of 16, the last with one lane. Computed transposed, C^T [positions, channels] = X^T
-// W^T, the output channels fill the lanes (a whole number of vectors in every network) and the
-// positions are the tiles' rows, which the micro-kernels of every height (1 to MR) cover without
-// waste. The weights are packed ahead as that product's B (W^T in gemm_pack_b's layout); X^T is
-// read in place by its strides (its positions contiguous); each finished tile of C^T, in L1, is
-// transposed into the output, the bias added, and the epilogue run on it. Summation order: the
-// GEMM's, as on every other path (the same bits).
-// Taken for planes of fewer than four vectors' positions and at least 256 output channels
-// (MobileNet-V2, kernel by kernel, alternating builds): on 14 x 14 (196 of AVX-512's 208 lanes
-// used) the transposed stores cost more than the lanes won; on 7 x 7 (49 of 64) the products of
-// 320 to 1280 channels ran 10-15% faster on 1 thread and 2-14% on 2, those of 160 channels up to
-// 20% slower on 2 (a narrow last strip of channels for one of the two threads).
-template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
-  return !s.direct && s.pointwise() && s.groups == 1 && s.spatial() % I::width != 0 && s.spatial() < 4 * I::width &&
-         s.cout >= 256;
-}
-
-// The epilogue of one image's C^T tiles: positions [i0, i1) x channels [j0, j1) at c (row
-// stride ldc) into the output's channels (each N positions long), the bias added.
-template <typename T> struct ConvSwapEpilogue {
-  const T* bias;
-  T* out;  // the image's [cout, N] output
-  int64_t N;
-  void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
-    for (int64_t j = j0; j < j1; ++j) {
-      T* o = out + j * N;
-      const T* from = c + (j - j0);
-      // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
-      if (bias != nullptr)
-        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc] + bias[j];
-      else
-        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc];
-    }
-  }
-};
-
-// The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights), C^T
-// in the calling thread's buffer; false, with nothing written, when it cannot be allocated. The
-// convolution's epilogue runs once the image's output is whole, on its whole rows (a tile's rows
-// of 8 positions are shorter than a vector: the epilogue's loops would run them element by
-// element), over the threads by blocks of channels.
 template <typename T, typename I, typename E>
-inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep) {
-  const int64_t N = s.spatial(), M = s.cout, K = s.c;
-  T* ct = static_cast<T*>(gemm_buffer(2).get(sizeof(T) * static_cast<std::size_t>(N * M)));
-  if (ct == nullptr) return false;
-  for (int64_t image = 0; image < s.n; ++image) {
-    T* o = out + image * M * N;
-    gemm_prepacked<T, I>(x + image * K * N, 1, N, packed, ct, M, N, M, K, ConvSwapEpilogue<T>{bias, o, N});
-    if constexpr (!std::is_same_v<E, ConvNoEpilogue>) {
-      constexpr int64_t kChannels = 64;
-      const int64_t blocks = (M + kChannels - 1) / kChannels;
-#pragma omp parallel for schedule(static) if (M * N >= (int64_t(1) << 15))
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t j0 = b * kChannels, j1 = j0 + kChannels < M ? j0 + kChannels : M;
-        ep(image, j0, j1, int64_t(0), N, o + j0 * N, N);
-      }
-    }
-  }
-  return true;
-}
+inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep);
 
 // ---- the entry ----
 

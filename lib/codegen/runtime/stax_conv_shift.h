@@ -346,6 +346,226 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
   return true;
 }
 
+// ---- few positions: the product transposed ----
+
+// A convolution whose output positions leave vector lanes empty when they are the GEMM's columns
+// (7 x 7: 49 positions take 4 vectors of 16, the last with one lane; the shifted path also
+// computes and drops KW - 1 positions per row) is computed transposed: C^T [positions, channels]
+// = X^T W^T. The output channels fill the lanes (a whole number of vectors in every network) and
+// the positions are the tiles' rows, which the micro-kernels of every height (1 to MR) cover
+// without waste. The weights are packed ahead as that product's B (W^T in gemm_pack_b's layout).
+// X^T is read in place: a pointwise convolution's input by its strides (its positions
+// contiguous); the patches of a kernel of several taps from the shifted copy, each tile
+// broadcasting its positions' elements of tap k from where they lie (conv_swap_tile), so that
+// nothing is packed. Each finished tile of C^T, in L1, is transposed into the output and the bias
+// added; the convolution's epilogue runs once the image's output is whole. Summation order: the
+// GEMM's, as on every other path (the same bits).
+// Taken (kernel by kernel in ResNet-18 and MobileNet-V2, 1 thread, alternating builds):
+// - pointwise: for planes of fewer than four vectors' positions and at least 256 output channels.
+//   On 14 x 14 (196 of AVX-512's 208 lanes used) the transposed stores cost more than the lanes
+//   won; on 7 x 7 (49 of 64) the products of 320 to 1280 channels ran 10-15% faster on 1 thread
+//   and 2-14% on 2, those of 160 channels up to 20% slower on 2 (a narrow last strip of channels
+//   for one of the two threads);
+// - several taps: for 128 output channels or more when the GEMM path's tiles would keep under 92%
+//   of the positions they compute. ResNet-18's 14 x 14 layers ran 8-10% faster, its stride-2
+//   layers into 14 x 14 and 7 x 7 12-17%, its 28 x 28 ones (784 of 864 kept) 4%; its 7 x 7 layers
+//   of 512 channels as fast as before. 56 x 56 (96% kept) and the stem (64 channels) are left
+//   to the GEMM path.
+template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
+  if (s.direct || s.groups != 1) return false;
+  const int64_t N = s.spatial();
+  if (s.pointwise()) return N % I::width != 0 && N < 4 * I::width && s.cout >= 256;
+  if (s.kh * s.kw == 1 || s.cout < 128) return false;
+  int64_t computed = (N + ConvShiftTile<T, I>::nr - 1) / ConvShiftTile<T, I>::nr * ConvShiftTile<T, I>::nr;
+  if (conv_shift_pays<T, I>(s)) {
+    const int64_t nr = conv_shift_nr<T, I>(s), positions = ConvShifted(s, nr).positions;
+    computed = (positions + nr - 1) / nr * nr;
+  }
+  return N * 100 < computed * 92;
+}
+
+// The epilogue of one image's C^T tiles: positions [i0, i1) x channels [j0, j1) at c (row
+// stride ldc) into the output's channels (each N positions long), the bias added.
+template <typename T> struct ConvSwapEpilogue {
+  const T* bias;
+  T* out;  // the image's [cout, N] output
+  int64_t N;
+  void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
+    for (int64_t j = j0; j < j1; ++j) {
+      T* o = out + j * N;
+      const T* from = c + (j - j0);
+      // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
+      if (bias != nullptr)
+        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc] + bias[j];
+      else
+        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc];
+    }
+  }
+};
+
+// The micro-kernel of the transposed product of several taps: C^T[0:MR, 0:n] (positions x
+// channels) = (accumulate ? C^T : 0) + X^T W^T over one KC block, element (i, k) of X^T at
+// x[off[k] + pos[i]] (tap k of position i in the shifted copy), W^T a packed panel (row k at
+// b + k * NV * W). One row of W^T is NV loads, then each of the MR broadcasts of X^T feeds NV fmas
+// (gemm_tile's loop, the broadcasts read from the copy rather than from a packed panel). Along
+// the way it asks for `pf_lines` cache lines from `pf` into L2, spread over the block: its share
+// of the next panel of W^T (conv_swap_block).
+template <typename T, typename I, int MR, int NV>
+inline void conv_swap_tile(int64_t kc, const T* x, const int64_t* off, const int64_t* pos, const T* b, T* c,
+                           int64_t ldc, int n, bool accumulate, const char* pf, int64_t pf_lines) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width;
+  V acc[MR][NV];
+  int64_t at[MR];
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    at[i] = pos[i];
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) {
+      acc[i][v] = accumulate ? gemm_load_lanes<V>(c + i * ldc + v * W, n - v * W) : V(T(0));
+    }
+  }
+  const int64_t pf_every = pf_lines > 0 ? (kc + pf_lines - 1) / pf_lines : kc + 1;
+  for (int64_t k = 0, pf_at = 0; k < kc; ++k) {
+    if (k == pf_at) {
+      __builtin_prefetch(pf, 0, 2);
+      pf += 64, pf_at += pf_every;
+    }
+    const T* xk = x + off[k];
+    V bv[NV];
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + v * W);
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+      const V ai(xk[at[i]]);
+      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+    }
+    b += NV * W;
+  }
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) gemm_store_lanes(acc[i][v], c + i * ldc + v * W, n - v * W);
+  }
+}
+
+// The micro-kernels by height: tiles[m - 1] computes m rows (1 <= m <= GemmShape::mr), one panel
+// of W^T wide.
+template <typename T>
+using ConvSwapTileFn = void (*)(int64_t, const T*, const int64_t*, const int64_t*, const T*, T*, int64_t, int, bool,
+                                const char*, int64_t);
+template <typename T, typename I, int... Ms>
+inline const ConvSwapTileFn<T>* conv_swap_tiles(std::integer_sequence<int, Ms...>) {
+  static const ConvSwapTileFn<T> table[] = {&conv_swap_tile<T, I, Ms + 1, GemmShape<T, I>::nv>...};
+  return table;
+}
+
+// Elements of the panel of W^T the tiles read after the one at `j` of the KC block at `pc` (of
+// kb rows), within the channels [n0, n1) of a thread: the next channels' panel of the block, or
+// the first of the next block; null after the last.
+template <typename T>
+inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int64_t kc, int64_t pc, int64_t kb,
+                                     int64_t j, int64_t n0, int64_t n1, int64_t& elements) {
+  if (j + P < n1) {
+    elements = kb * P;
+    return packed + (j + P) / P * P * K + pc * P;
+  }
+  if (pc + kb >= K) return elements = 0, nullptr;
+  elements = (kc < K - pc - kb ? kc : K - pc - kb) * P;
+  return packed + n0 / P * P * K + (pc + kb) * P;
+}
+
+// Positions [m0, m1) x output channels [n0, n1) of one image's C^T = X^T W^T (ct: N x cout), W^T
+// packed ahead (panels of GemmShape::panel columns over the whole K), X^T read in place from the
+// shifted copy (pos: each output position's place in it): per KC block, panel of W^T by panel
+// (it stays in L1 while the tiles pass over it), the positions in tiles of even heights (49 as 7
+// of 7, not 6 of 8 and 1 of 1); `ep` on each tile once its K is complete. Each tile asks for its
+// share of the next panel: the first tile of a panel would otherwise wait on memory alone (a
+// 7 x 7 output has only 7 tiles to share a panel's loads; its layers of 256 to 1024 channels ran
+// 5-10% faster for it).
+template <typename T, typename I, typename E>
+inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const ConvShiftBuffer<T>& buf,
+                            const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, const E& ep) {
+  using S = GemmShape<T, I>;
+  constexpr int64_t P = S::panel;
+  const int64_t K = s.k(), M = s.cout, rows = tb.m1 - tb.m0, row_tiles = (rows + S::mr - 1) / S::mr;
+  const ConvSwapTileFn<T>* tiles = conv_swap_tiles<T, I>(std::make_integer_sequence<int, S::mr>());
+  for (int64_t pc = 0; pc < K; pc += plan.kc) {
+    const int64_t kb = plan.kc < K - pc ? plan.kc : K - pc;
+    for (int64_t j = tb.n0; j < tb.n1; j += P) {
+      const int n = static_cast<int>(P < tb.n1 - j ? P : tb.n1 - j);
+      const T* b = packed + j / P * P * K + pc * P;
+      int64_t next_elements = 0;
+      const T* next = conv_swap_next_panel(packed, K, P, plan.kc, pc, kb, j, tb.n0, tb.n1, next_elements);
+      const int64_t lines = next_elements * int64_t(sizeof(T)) / 64;
+      for (int64_t t = 0; t < row_tiles; ++t) {
+        const int64_t i = tb.m0 + rows * t / row_tiles, m = tb.m0 + rows * (t + 1) / row_tiles - i;
+        const int64_t l0 = lines * t / row_tiles, l1 = lines * (t + 1) / row_tiles;
+        T* c = ct + i * M + j;
+        tiles[m - 1](kb, buf.data, buf.off + pc, pos + i, b, c, M, n, pc > 0,
+                     next != nullptr ? reinterpret_cast<const char*>(next) + l0 * 64 : nullptr, l1 - l0);
+        if (pc + kb == K) ep(i, i + m, j, j + n, c, M);
+      }
+    }
+  }
+}
+
+// One image's C^T = X^T W^T for a kernel of several taps (x: the image): the shifted copy filled
+// by every thread (a share of the channels each), then each thread's block of C^T (gemm_grid's
+// split of positions and channels).
+template <typename T, typename I, typename E>
+inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& buf, const int64_t* pos,
+                           const T* x, const T* packed, T* ct, const E& ep) {
+  using S = GemmShape<T, I>;
+  const int64_t N = s.spatial(), M = s.cout, K = s.k();
+  GemmPlan plan = gemm_plan<T, I>(N, M, K);
+  plan.mr = S::mr, plan.nr = S::panel;
+  const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const GemmTeam team = gemm_team();
+    const int t = team.t, nthreads = team.threads;
+    conv_shift_fill(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, buf);
+#pragma omp barrier
+    const GemmThreadBlock tb = gemm_thread_block(N, M, plan.mr, plan.nr, t, nthreads);
+    if (tb.m0 < tb.m1 && tb.n0 < tb.n1) conv_swap_block<T, I>(plan, s, buf, pos, packed, ct, tb, ep);
+  }
+}
+
+// The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights), C^T
+// (and where each position lies in the shifted copy) in the calling thread's buffer; false, with
+// nothing written, when a buffer cannot be allocated. The convolution's epilogue runs once the
+// image's output is whole, on its whole rows (a tile's rows of 8 positions are shorter than a
+// vector: the epilogue's loops would run them element by element), over the threads by blocks of
+// channels.
+template <typename T, typename I, typename E>
+inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep) {
+  const int64_t N = s.spatial(), M = s.cout, K = s.k();
+  const std::size_t ct_bytes = (sizeof(T) * static_cast<std::size_t>(N * M) + 63) / 64 * 64;
+  char* mem = static_cast<char*>(gemm_buffer(3).get(ct_bytes + sizeof(int64_t) * static_cast<std::size_t>(N)));
+  if (mem == nullptr) return false;
+  T* ct = reinterpret_cast<T*>(mem);
+  int64_t* pos = reinterpret_cast<int64_t*>(mem + ct_bytes);
+  const ConvShifted L(s, GemmShape<T, I>::panel);
+  ConvShiftBuffer<T> shifted{nullptr, nullptr, nullptr};
+  if (!s.pointwise()) {
+    shifted = conv_shift_buffer<T>(s, L);
+    if (shifted.off == nullptr) return false;
+    for (int64_t q = 0; q < N; ++q) pos[q] = q / s.ow * L.width + q % s.ow;
+  }
+  for (int64_t image = 0; image < s.n; ++image) {
+    T* o = out + image * M * N;
+    const T* xi = x + image * s.c * s.h * s.w;
+    const ConvSwapEpilogue<T> store{bias, o, N};
+    if (s.pointwise()) gemm_prepacked<T, I>(xi, 1, N, packed, ct, M, N, M, K, store);
+    else conv_swap_taps<T, I>(s, L, shifted, pos, xi, packed, ct, store);
+    if constexpr (!std::is_same_v<E, ConvNoEpilogue>) {
+      constexpr int64_t kChannels = 64;
+      const int64_t blocks = (M + kChannels - 1) / kChannels;
+#pragma omp parallel for schedule(static) if (M * N >= (int64_t(1) << 15))
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t j0 = b * kChannels, j1 = j0 + kChannels < M ? j0 + kChannels : M;
+        ep(image, j0, j1, int64_t(0), N, o + j0 * N, N);
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_RT_CONV_SHIFT

@@ -213,9 +213,10 @@ struct GemmBuffer {
   }
 };
 // 0 and 1: the packed blocks of A and B (a convolution's shifted path: A and its block of C);
-// 2: the shifted input of a convolution (stax_conv_shift.h).
+// 2: the shifted input of a convolution (stax_conv_shift.h); 3: the C^T of a convolution computed
+// transposed (conv_swap_run).
 inline GemmBuffer& gemm_buffer(int which) {
-  static thread_local GemmBuffer buffers[3];
+  static thread_local GemmBuffer buffers[4];
   return buffers[which];
 }
 
