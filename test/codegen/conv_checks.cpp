@@ -12,6 +12,8 @@
 
 #include <string>
 
+extern "C" int stax_gemm_checks_fail_alloc;  // gemm_test_main.cpp
+
 namespace gemm_checks {
 
 namespace {
@@ -147,6 +149,33 @@ const int64_t kShapes[][11] = {
     {1, 16, 9, 10, 130, 1, 3, 1, 1, 1, 1},     // a 1 x 3 kernel padded on both dims, 130 channels
 };
 
+// When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
+// then serve, or every thread takes the packed patches) or on every thread (the packed patches,
+// weights packed per call). Each shape's shifted copy is larger than any earlier check's (720 and
+// 900 KB), so that the threads' kept buffers must grow: first the transposed product of several
+// taps, then the shifted path split over the threads. The results against the naive sum, and the same bits as
+// once the buffers can be allocated.
+void check_short_of_memory() {
+  const ConvShape swapped = shape(1, 200, 27, 27, 160, 3, 3, 2, 1, 1, 1), shifted = shape(1, 128, 40, 40, 32, 3, 3, 1, 1, 1, 1);
+  for (const ConvShape& s : {swapped, shifted}) {
+    const ConvData<float> d = data_for<float>(s, 31);
+    std::vector<std::vector<float>> outs;
+    for (int mode : {2, 1, 0}) {
+      const float* wp = stax_rt::conv_pack_weights<float, Isa>(s, d.w.data());  // before the failures
+      __atomic_store_n(&stax_gemm_checks_fail_alloc, mode, __ATOMIC_RELAXED);
+      std::vector<float> out(static_cast<std::size_t>(s.n * s.cout * s.oh * s.ow), 12345.0f);
+      stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), wp, d.bias.data(), out.data());
+      __atomic_store_n(&stax_gemm_checks_fail_alloc, 0, __ATOMIC_RELAXED);
+      ::operator delete(const_cast<float*>(wp), std::align_val_t(64));
+      const std::string how = mode == 2 ? "no buffer on any thread" : mode == 1 ? "no buffer on the workers" : "buffers";
+      check_against_naive(s, d, true, out, how.c_str());
+      outs.push_back(out);
+    }
+    CHECK(outs[0] == outs[2] && outs[1] == outs[2], "%s: the bits differ when buffers cannot be allocated",
+          describe(s).c_str());
+  }
+}
+
 }  // namespace
 
 void check_conv() {
@@ -210,6 +239,7 @@ void check_conv() {
           "%s (shift %d, weights packed %s): epilogue once %d, rewrites kept %d, %d elements wrong",
           describe(s).c_str(), shift, ahead ? "ahead" : "per call", once, negated, wrong);
   }
+  check_short_of_memory();
 }
 
 }  // namespace gemm_checks

@@ -1,12 +1,42 @@
 // The GEMM checks of one instruction set (gemm_checks_*.cpp, built with that set's flags). This
 // file is built without them: it checks that the CPU has the set before any of its code runs,
 // and exits with 77 (a skipped test) when it does not.
+#include <omp.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 
 extern "C" {
 int stax_gemm_checks_run = 0;
 int stax_gemm_checks_failed = 0;
+// Allocations the checks make fail (conv_checks.cpp): 0 none, 1 those of every OpenMP thread but
+// the first, 2 all of them.
+int stax_gemm_checks_fail_alloc = 0;
 }
+
+// The aligned operators new and delete, which the runtime's buffers come from, replaced so that
+// the nothrow one can fail on demand; all of them on aligned_alloc and free, so that any of them
+// frees what another allocated.
+namespace {
+void* aligned_or_null(std::size_t n, std::align_val_t a) {
+  const std::size_t align = static_cast<std::size_t>(a);
+  return std::aligned_alloc(align, (n + align) / align * align);  // a multiple of it, never 0
+}
+}  // namespace
+
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  const int mode = __atomic_load_n(&stax_gemm_checks_fail_alloc, __ATOMIC_RELAXED);
+  if (mode == 2 || (mode == 1 && omp_get_thread_num() != 0)) return nullptr;
+  return aligned_or_null(n, a);
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  void* p = aligned_or_null(n, a);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace gemm_checks {
 void check_shapes();

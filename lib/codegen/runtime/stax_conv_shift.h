@@ -82,25 +82,29 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
   return shifted * 4 <= packed * 5;
 }
 
-// Input channel `plane_in` (its [h, w] plane) into its phases at dst: every element of them
-// written, the padding as zeros.
-template <typename T>
-inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, T* dst) {
+// Rows [r0, r1) of each phase of input channel `plane_in` (its [h, w] plane) at dst: every
+// element of them written, the padding as zeros; at stride 1 each input row's inside part as
+// (masked) vectors (the compiler's loop would leave a row of 7 or 14 to its scalar remainder).
+template <typename T, typename I>
+inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, int64_t r0, int64_t r1,
+                               T* dst) {
   for (int64_t a = 0; a < s.sh; ++a)
     for (int64_t b = 0; b < s.sw; ++b) {
       T* phase = dst + (a * s.sw + b) * L.plane;
       int64_t lo = 0, hi = 0;  // columns t with input column t * sw + b - pw inside
       conv_inside(b - s.pw, s.sw, L.width, s.w, lo, hi);
-      for (int64_t r = 0; r < L.rows; ++r) {
+      for (int64_t r = r0; r < r1; ++r) {
         T* row = phase + r * L.width;
         const int64_t ih = r * s.sh + a - s.ph;
         if (ih < 0 || ih >= s.h || lo >= hi) {
           conv_zero(row, L.width);
           continue;
         }
-        conv_zero(row, lo);
-        conv_copy(plane_in + ih * s.w + lo * s.sw + b - s.pw, s.sw, hi - lo, row + lo);
-        conv_zero(row + hi, L.width - hi);
+        for (int64_t t = 0; t < lo; ++t) row[t] = T(0);
+        const T* src = plane_in + ih * s.w + lo * s.sw + b - s.pw;
+        if (s.sw == 1) gemm_copy_row<T, I>(src, hi - lo, row + lo, hi - lo);
+        else conv_copy(src, s.sw, hi - lo, row + lo);
+        for (int64_t t = hi; t < L.width; ++t) row[t] = T(0);
       }
     }
 }
@@ -277,12 +281,13 @@ template <typename T> inline ConvShiftBuffer<T> conv_shift_buffer(const ConvShap
   return {off, off + K, rest};
 }
 
-// Input channels [c0, c1) of one image and group (x: its first channel) into the buffer: their
-// shifted copy (the one that copies channel 0 also zeroes the slack after the last channel), or
-// for a pointwise convolution the columns of its last, partial tile, zero-padded to a whole one.
-template <typename T>
-inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x, int64_t c0, int64_t c1,
-                            const ConvShiftBuffer<T>& buf) {
+// Rows [r0, r1) of each phase of input channels [c0, c1) of one image and group (x: its first
+// channel) into the buffer's shifted copy (with the last row, of the last channel, also the
+// slack after it), or for a pointwise convolution the columns of its last, partial tile,
+// zero-padded to a whole one.
+template <typename T, typename I>
+inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x, int64_t c0, int64_t c1, int64_t r0,
+                            int64_t r1, const ConvShiftBuffer<T>& buf) {
   const int64_t plane = s.h * s.w;
   if (buf.tail_off != nullptr) {
     const int64_t nr = L.nr, from = L.positions / nr * nr;
@@ -292,8 +297,18 @@ inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x
     }
     return;
   }
-  for (int64_t ci = c0; ci < c1; ++ci) conv_shift_channel(s, L, x + ci * plane, buf.data + ci * L.channel);
-  if (c0 == 0) conv_zero(buf.data + s.cin_g() * L.channel, L.size - s.cin_g() * L.channel);
+  for (int64_t ci = c0; ci < c1; ++ci) conv_shift_channel<T, I>(s, L, x + ci * plane, r0, r1, buf.data + ci * L.channel);
+  if (c1 == s.cin_g() && r1 == L.rows) conv_zero(buf.data + s.cin_g() * L.channel, L.size - s.cin_g() * L.channel);
+}
+
+// The rows [r0, r1) of each phase that the tiles of shifted positions [p0, p1) read (p1 a whole
+// number of tiles): from p0's row to the farthest tap of p1 - 1; for the last tile, whose
+// dropped positions read past the last row, every row to the end.
+inline void conv_shift_rows(const ConvShape& s, const ConvShifted& L, int64_t p0, int64_t p1, int64_t& r0,
+                            int64_t& r1) {
+  r0 = p0 / L.width;
+  r1 = p1 >= L.positions ? L.rows : (p1 - 1 + (s.kw - 1) * s.dw / s.sw) / L.width + (s.kh - 1) * s.dh / s.sh + 1;
+  if (r1 > L.rows) r1 = L.rows;
 }
 
 // Where one image and group's tiles read B from (x: its first channel).
@@ -305,9 +320,12 @@ inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, co
 
 // The convolution through the shifted input (conv_run's other path, same contract), over images
 // and groups when there are enough of them (each thread its own buffer), else every thread on
-// each product (one buffer, filled by all, then every thread's tiles). False, with nothing
-// written, when the buffer cannot be allocated; a thread that cannot allocate its own computes
-// its images and groups through the packed patches (conv_thread).
+// each product, each filling in a buffer of its own the rows its tiles read (conv_shift_rows):
+// no barrier, and no thread reads what another wrote. Filled by all threads into one buffer, a
+// share of the channels each, the copy took ResNet-18's 56 x 56 layers as long on 2 threads as
+// on 1 (30 us at -O3), each thread's tiles then reading half of it from the other core. False,
+// with nothing written, when the calling thread's buffer cannot be allocated; when another's
+// cannot, every thread computes the product through the packed patches (conv_thread).
 template <typename T, typename I, typename E>
 inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int outer, int inner, const E& ep) {
   const ConvShape& s = *call.s;
@@ -325,22 +343,38 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
           conv_thread<T, I>(plan, q, 0, 1, ep);
           continue;
         }
-        conv_shift_fill(s, L, q.x, 0, s.cin_g(), buf);
+        conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), 0, L.rows, buf);
         conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), 0, 1, ep);
       }
     }
     return true;
   }
+  const int64_t tiled = (L.positions + L.nr - 1) / L.nr * L.nr;
   for (int64_t u = 0; u < s.n * s.groups; ++u) {
     const ConvProblem<T> q = call.unit(u);
-    const ConvShiftSource<T> src = conv_shift_source(L, q.x, mine);
+    bool short_of_memory = false;
 #pragma omp parallel num_threads(inner) if (inner > 1)
     {
       const GemmTeam team = gemm_team();
       const int t = team.t, threads = team.threads;
-      conv_shift_fill(s, L, q.x, s.cin_g() * t / threads, s.cin_g() * (t + 1) / threads, mine);
+      const ConvShiftBuffer<T> buf = conv_shift_buffer<T>(s, L);  // each thread's
+      if (buf.off == nullptr) {
+#pragma omp atomic write
+        short_of_memory = true;
+      }
 #pragma omp barrier
-      conv_shift_thread<T, I>(plan, q, L, src, t, threads, ep);
+      const GemmThreadBlock tb = gemm_thread_block(s.cout_g(), tiled, plan.mr, L.nr, t, threads);
+      int64_t r0 = 0, r1 = 0;
+      conv_shift_rows(s, L, tb.n0, tb.n1, r0, r1);
+      bool fall_back = false;
+#pragma omp atomic read
+      fall_back = short_of_memory;
+      if (fall_back) {  // every thread then through the packed patches, on that path's split
+        conv_thread<T, I>(plan, q, t, threads, ep);
+      } else if (tb.m0 < tb.m1 && tb.n0 < tb.n1) {
+        if (buf.tail_off == nullptr || tb.n1 >= tiled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), r0, r1, buf);
+        conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), t, threads, ep);
+      }
     }
   }
   return true;
@@ -504,25 +538,47 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
   }
 }
 
-// One image's C^T = X^T W^T for a kernel of several taps (x: the image): the shifted copy filled
-// by every thread (a share of the channels each), then each thread's block of C^T (gemm_grid's
-// split of positions and channels).
+// One image's C^T = X^T W^T for a kernel of several taps (x: the image), each thread on its
+// block of C^T (gemm_grid's split of positions and channels). When the threads split the
+// positions, each first fills in a buffer of its own the rows of the shifted copy its positions
+// read (as conv_shift_run does); when they split only the channels (each reads the whole copy),
+// or when a thread cannot allocate its buffer, every thread uses `shared` (the calling thread's),
+// filled by all of them, a share of the channels each, before any tile runs. (Each thread
+// filling the whole copy for itself made ResNet-18's 7 x 7 layers 3-5% slower on 2 threads.)
 template <typename T, typename I, typename E>
-inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& buf, const int64_t* pos,
-                           const T* x, const T* packed, T* ct, const E& ep) {
+inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& shared,
+                           const int64_t* pos, const T* x, const T* packed, T* ct, const E& ep) {
   using S = GemmShape<T, I>;
   const int64_t N = s.spatial(), M = s.cout, K = s.k();
   GemmPlan plan = gemm_plan<T, I>(N, M, K);
   plan.mr = S::mr, plan.nr = S::panel;
   const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
+  bool short_of_memory = false;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const GemmTeam team = gemm_team();
     const int t = team.t, nthreads = team.threads;
-    conv_shift_fill(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, buf);
+    const ConvShiftBuffer<T> mine = conv_shift_buffer<T>(s, L);  // the calling thread's: `shared`
+    if (mine.off == nullptr) {
+#pragma omp atomic write
+      short_of_memory = true;
+    }
 #pragma omp barrier
+    bool fall_back = false;
+#pragma omp atomic read
+    fall_back = short_of_memory;
     const GemmThreadBlock tb = gemm_thread_block(N, M, plan.mr, plan.nr, t, nthreads);
-    if (tb.m0 < tb.m1 && tb.n0 < tb.n1) conv_swap_block<T, I>(plan, s, buf, pos, packed, ct, tb, ep);
+    const bool work = tb.m0 < tb.m1 && tb.n0 < tb.n1;
+    if (fall_back || tb.g.tm == 1) {  // (every thread's positions all of them: one copy serves)
+      conv_shift_fill<T, I>(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, 0, L.rows, shared);
+#pragma omp barrier
+      if (work) conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, tb, ep);
+    } else if (work) {
+      // Output rows tb.m0 / OW to (tb.m1 - 1) / OW and the taps' reach below them.
+      const int64_t r0 = tb.m0 / s.ow, r1 = (tb.m1 - 1) / s.ow + (s.kh - 1) * s.dh / s.sh + 1;
+      conv_shift_fill<T, I>(s, L, x, 0, s.cin_g(), r0, r1 < L.rows ? r1 : L.rows, mine);
+      conv_swap_block<T, I>(plan, s, mine, pos, packed, ct, tb, ep);
+    }
   }
 }
 
