@@ -400,11 +400,12 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
 //   won; on 7 x 7 (49 of 64) the products of 320 to 1280 channels ran 10-15% faster on 1 thread
 //   and 2-14% on 2, those of 160 channels up to 20% slower on 2 (a narrow last strip of channels
 //   for one of the two threads);
-// - several taps: for 128 output channels or more when the GEMM path's tiles would keep under 92%
-//   of the positions they compute. ResNet-18's 14 x 14 layers ran 8-10% faster, its stride-2
-//   layers into 14 x 14 and 7 x 7 12-17%, its 28 x 28 ones (784 of 864 kept) 4%; its 7 x 7 layers
-//   of 512 channels as fast as before. 56 x 56 (96% kept) and the stem (64 channels) are left
-//   to the GEMM path.
+// - several taps: for 128 output channels or more when the GEMM path's tiles would keep under 90%
+//   of the positions they compute. ResNet-18's 14 x 14 layers (196 of 224 kept) ran 8-13%
+//   faster, its stride-2 layers into 14 x 14 and 7 x 7 12-17%, its 7 x 7 layers of 512 channels
+//   0-9%. Its 28 x 28 layers (784 of 864 kept) ran 2-4% faster on a quiet machine but up to 14%
+//   slower on a loaded one; they, 56 x 56 (96% kept) and the stem (64 channels) are left to the
+//   GEMM path.
 template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
   if (s.direct || s.groups != 1) return false;
   const int64_t N = s.spatial();
@@ -415,7 +416,7 @@ template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s)
     const int64_t nr = conv_shift_nr<T, I>(s), positions = ConvShifted(s, nr).positions;
     computed = (positions + nr - 1) / nr * nr;
   }
-  return N * 100 < computed * 92;
+  return N * 100 < computed * 90;
 }
 
 // The epilogue of one image's C^T tiles: positions [i0, i1) x channels [j0, j1) at c (row
