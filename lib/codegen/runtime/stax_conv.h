@@ -10,9 +10,10 @@
 // read them in place from a shifted copy of the input, or from the input itself for a pointwise
 // convolution (stax_conv_shift.h); else each KC x NC block of them is packed straight from the
 // input into the panels the micro-kernels read (conv_pack_b; a 1x1 convolution of stride 1
-// without padding packs the input itself, which is that matrix). A pointwise convolution of a
-// plane smaller than four vectors computes the product transposed, the output channels in the
-// vector lanes (conv_swap_run).
+// without padding packs the input itself, which is that matrix). Where the positions would
+// leave vector lanes empty (a pointwise convolution of a plane smaller than four vectors, a
+// kernel of several taps on a 14 x 14 or 7 x 7 output) the product is computed transposed, the
+// output channels in the lanes (conv_swap_run, conv_swap_pays).
 // Summation order: that of the GEMM (stax_gemm_kernel.h), one fma per k in increasing k, the
 // bias added to the finished sum; the bits do not depend on the thread count. A grouped
 // convolution with few channels per group (depthwise: one) is no product worth packing (K =
@@ -443,8 +444,8 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // out = conv(x, w) + bias on instruction set I: x [n, c, h, w], w [cout, c / groups, kh, kw]
 // (`packed`: the same weights from conv_pack_weights<T, I>, or null to pack them per call), bias
 // [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Direct
-// loops (s.direct) spread the planes over the threads. A pointwise convolution of a small plane
-// with its weights packed ahead is computed transposed (conv_swap_pays). Else the GEMM reads
+// loops (s.direct) spread the planes over the threads. A convolution whose positions would leave
+// lanes empty, with its weights packed ahead, is computed transposed (conv_swap_pays). Else the GEMM reads
 // the patches in place (a pointwise convolution's input as it lies, a kernel of several taps
 // from a shifted copy of the input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift`
 // < 0), or when `shift` > 0 forces it; else it packs them block by block (shift == 0 forces

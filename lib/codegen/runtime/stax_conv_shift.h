@@ -100,11 +100,11 @@ inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T
           conv_zero(row, L.width);
           continue;
         }
-        for (int64_t t = 0; t < lo; ++t) row[t] = T(0);
+        conv_zero(row, lo);
         const T* src = plane_in + ih * s.w + lo * s.sw + b - s.pw;
         if (s.sw == 1) gemm_copy_row<T, I>(src, hi - lo, row + lo, hi - lo);
         else conv_copy(src, s.sw, hi - lo, row + lo);
-        for (int64_t t = hi; t < L.width; ++t) row[t] = T(0);
+        conv_zero(row + hi, L.width - hi);
       }
     }
 }
@@ -318,6 +318,21 @@ inline ConvShiftSource<T> conv_shift_source(const ConvShifted& L, const T* x, co
   return {x, buf.off, L.positions / L.nr * L.nr, buf.data, buf.tail_off};
 }
 
+// Called by every thread of a parallel region, `lacking` whether its own buffer could not be
+// allocated: whether any thread's could not, the same answer on every thread (after a barrier).
+// `flag` is shared by the team, false before the region.
+inline bool conv_team_short(bool lacking, bool& flag) {
+  if (lacking) {
+#pragma omp atomic write
+    flag = true;
+  }
+#pragma omp barrier
+  bool any = false;
+#pragma omp atomic read
+  any = flag;
+  return any;
+}
+
 // The convolution through the shifted input (conv_run's other path, same contract), over images
 // and groups when there are enough of them (each thread its own buffer), else every thread on
 // each product, each filling in a buffer of its own the rows its tiles read (conv_shift_rows):
@@ -358,17 +373,10 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
       const GemmTeam team = gemm_team();
       const int t = team.t, threads = team.threads;
       const ConvShiftBuffer<T> buf = conv_shift_buffer<T>(s, L);  // each thread's
-      if (buf.off == nullptr) {
-#pragma omp atomic write
-        short_of_memory = true;
-      }
-#pragma omp barrier
+      const bool fall_back = conv_team_short(buf.off == nullptr, short_of_memory);
       const GemmThreadBlock tb = gemm_thread_block(s.cout_g(), tiled, plan.mr, L.nr, t, threads);
       int64_t r0 = 0, r1 = 0;
       conv_shift_rows(s, L, tb.n0, tb.n1, r0, r1);
-      bool fall_back = false;
-#pragma omp atomic read
-      fall_back = short_of_memory;
       if (fall_back) {  // every thread then through the packed patches, on that path's split
         conv_thread<T, I>(plan, q, t, threads, ep);
       } else if (tb.m0 < tb.m1 && tb.n0 < tb.n1) {
@@ -560,14 +568,7 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
     const GemmTeam team = gemm_team();
     const int t = team.t, nthreads = team.threads;
     const ConvShiftBuffer<T> mine = conv_shift_buffer<T>(s, L);  // the calling thread's: `shared`
-    if (mine.off == nullptr) {
-#pragma omp atomic write
-      short_of_memory = true;
-    }
-#pragma omp barrier
-    bool fall_back = false;
-#pragma omp atomic read
-    fall_back = short_of_memory;
+    const bool fall_back = conv_team_short(mine.off == nullptr, short_of_memory);
     const GemmThreadBlock tb = gemm_thread_block(N, M, plan.mr, plan.nr, t, nthreads);
     const bool work = tb.m0 < tb.m1 && tb.n0 < tb.n1;
     if (fall_back || tb.g.tm == 1) {  // (every thread's positions all of them: one copy serves)
