@@ -4,7 +4,7 @@
 // Columns go in blocks of kColumnBlock: one accumulator per column in an array that stays in L1,
 // each row's piece of the block read contiguously and added W columns at a time (rows stream
 // through in order; no strided reads). Blocks are the parallel loop when the columns are the
-// only outer loop.
+// only outer loop. A reduction over a small window (a pool) takes emit_window.cpp's loops.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -93,6 +93,7 @@ struct Columns {
 }  // namespace
 
 void emit_columns(KernelEmitter& e, CodeWriter& loops) {
+  if (e.plan.column_window) return emit_window(e, loops);
   Columns c{e, e.k.loop_groups.front(), {}, *e.plan.vector_var, ir::var_name(*e.plan.vector_var)};
   for (int idx : c.group.nodes) c.accs.push_back(*column_accumulator(e.p[e.node(idx).buffer], KernelEmitter::kIsa));
   const std::size_t depth = e.depth();

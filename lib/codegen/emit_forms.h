@@ -20,6 +20,7 @@ KernelCode emit_kernel(const ir::Program& p, const scheduler::Kernel& k, const k
 void emit_tiled(KernelEmitter& e, CodeWriter& loops);
 void emit_vector_rows(KernelEmitter& e, CodeWriter& loops);
 void emit_columns(KernelEmitter& e, CodeWriter& loops);
+void emit_window(KernelEmitter& e, CodeWriter& loops);  // the columns form's window variant
 void emit_row_groups(KernelEmitter& e, CodeWriter& loops);
 // The array of a constant B packed at compile time for instruction set `isa` (a record's name).
 std::string packed_name(const std::vector<std::string>& names, ir::BufferId id, const std::string& isa);

@@ -9,10 +9,11 @@
 // fma in both forms or in neither: -ffp-contract=off guarantees it.)
 //
 // Lanes. Lane l is the iteration at `inner` = (the value of the kernel's variable of `inner`) + l.
-// Loads are vector loads where the index steps by 1 from lane to lane and broadcasts where it does
-// not depend on `inner`; anything else (a transposed or strided read) is refused by why_not,
-// since the 2-D tiled form reads it better than W scalar loads; so is an indexed load (positions
-// read from data), left to the scalar loop. Index values step by any amount,
+// Loads are vector loads where the index steps by 1 from lane to lane, broadcasts where it does
+// not depend on `inner`, and two loads and a shuffle where it steps by 2 (stax_rt::load_even: a
+// pooling window of stride 2, a slice ::2; not bools); anything else (a transposed or strided
+// read) is refused by why_not, since the 2-D tiled form reads it better than W scalar loads; so
+// is an indexed load (positions read from data), left to the scalar loop. Index values step by any amount,
 // or are computed lane by lane when `inner` sits inside a // or %.
 //
 // Masked nodes (cat, pad) never read an address the scalar code would not read. Their body runs
@@ -64,7 +65,8 @@ class VecBodyEmitter {
 
   // Empty when `body` can be emitted in vector form, else why not, one line for a comment in
   // the kernel ("load of in0[64 * x1 + x0] steps by 64 in x1"). The one refusal: a load whose
-  // index is neither contiguous nor invariant in `inner` (lane_stride not 0 or 1).
+  // index is neither contiguous nor invariant in `inner` nor steps by 2 (lane_stride not 0, 1
+  // or 2; a bool one not 0 or 1).
   std::string why_not(const ir::Expr& body) const;
 
   // Writes the statements computing `root` to `out` and returns the C++ text of its vector
@@ -97,6 +99,7 @@ class VecBodyEmitter {
  private:
   // `root`: the value is stored or assigned as a whole, so a long text needs no temporary.
   std::string text_of(const ir::Expr& e, CodeWriter& out, bool root = false);
+  std::string lane_range_text(const ir::Expr& e) const;
   std::string temp_of(const ir::Expr& e, CodeWriter& out);  // forces a temporary
   std::string op_text(const ir::Expr& e, const std::vector<std::string>& args);
   std::string load_text(const ir::Expr& e);

@@ -21,7 +21,7 @@ Index as_read(const Index& at, const std::vector<Tile>& tiles, Var var) {
   return at;
 }
 
-std::string why_not_node(const KernelContext& c, int idx, Var var, const std::vector<Tile>& tiles) {
+std::string why_not_node(const KernelContext& c, int idx, Var var, const std::vector<Tile>& tiles, bool even) {
   const scheduler::KernelNode& n = c.node(idx);
   const ir::Buffer& b = c.p[n.buffer];
   for (const ir::Expr& e : ir::topo_order(b.body)) {
@@ -31,6 +31,7 @@ std::string why_not_node(const KernelContext& c, int idx, Var var, const std::ve
     const Index at = kernel_index(n, e.index());
     const std::optional<int64_t> stride = ir::lane_stride(as_read(at, tiles, var), var);
     if (stride && (*stride == 0 || *stride == 1)) continue;
+    if (even && stride == std::optional<int64_t>(2) && e.dtype() != DType::Bool && c.in_memory(e.buffer())) continue;
     const std::string what = "load of " + c.p[e.buffer()].name + "[" + ir::to_string(at) + "]";
     if (!stride) return what + " is not linear in " + ir::var_name(var);
     return what + " steps by " + std::to_string(*stride) + " in " + ir::var_name(var);
@@ -65,12 +66,12 @@ bool flat_positions(const KernelContext& c, int idx) {
 }
 
 std::string why_not_vector(const KernelContext& c, const std::vector<int>& nodes, Var var, int64_t trip,
-                           const std::vector<Tile>& tiles) {
+                           const std::vector<Tile>& tiles, bool even) {
   if (!c.vector) return "the instruction set has no vector lanes";
   if (trip < kMinVectorTrip)
     return ir::var_name(var) + " runs " + std::to_string(trip) + " times, fewer than " + std::to_string(kMinVectorTrip);
   for (int idx : nodes) {
-    const std::string why = why_not_node(c, idx, var, tiles);
+    const std::string why = why_not_node(c, idx, var, tiles, even);
     if (!why.empty()) return why;
   }
   return "";

@@ -24,11 +24,12 @@ struct KernelContext {
 };
 
 // Empty when every node of `nodes` has a vector form along `var` (each load contiguous or
-// invariant in it, transposed reads staged through `tiles` counting as contiguous) and stores its
-// value contiguously (a value kept in a register keeps its lanes whatever its index); else why
-// not, one line.
+// invariant in it, transposed reads staged through `tiles` counting as contiguous; with `even`,
+// a load from memory of stride 2 too, as two loads and a shuffle: stax_rt::load_even) and stores
+// its value contiguously (a value kept in a register keeps its lanes whatever its index); else
+// why not, one line.
 std::string why_not_vector(const KernelContext& c, const std::vector<int>& nodes, ir::Var var, int64_t trip,
-                           const std::vector<Tile>& tiles = {});
+                           const std::vector<Tile>& tiles = {}, bool even = false);
 
 // Whether node `idx` of a kernel over [n, c, oh, ow] computes the same at (oh, ow) as at
 // (0, oh * OW + ow): every index it reads or writes (and every index value) linear in x2 and x3

@@ -101,6 +101,7 @@ Json kernel_json(const KernelPlan& kp, const ProgramPlan& plan, const ir::Progra
     v["loop"] = ir::var_name(*kp.vector_var);
     v["trip"] = kp.vector_trip;
     v["blocked"] = kp.blocked;
+    if (kp.column_window) v["window"] = true;
     j["vector"] = v;
   }
   if (kp.epilogue >= 0) {

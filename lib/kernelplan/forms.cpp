@@ -83,7 +83,7 @@ bool plan_vector_rows(const KernelContext& c, KernelPlan& kp) {
   const std::size_t depth = c.depth();
   if (!whole_nest(c) || depth == 0 || c.k.loop_groups.size() != 1) return false;
   const Var v = ir::xvar(static_cast<int32_t>(depth - 1));
-  const std::string why = why_not_vector(c, first_group(c).nodes, v, c.k.outer.back());
+  const std::string why = why_not_vector(c, first_group(c).nodes, v, c.k.outer.back(), {}, true);
   if (!why.empty()) {
     kp.form_reason = "not vector rows: " + why;
     return false;
@@ -91,7 +91,8 @@ bool plan_vector_rows(const KernelContext& c, KernelPlan& kp) {
   kp.form = Form::VectorRows;
   kp.vector_var = v;
   kp.vector_trip = c.k.outer.back();
-  kp.form_reason = "a pointwise nest whose every node reads and stores contiguously along " + name_of_var(v);
+  kp.form_reason = "a pointwise nest whose every node reads (contiguously or every other element) and stores "
+                   "contiguously along " + name_of_var(v);
   kp.blocked = depth == 1 && kp.parallel_depth == 1 && kp.parallel != Parallel::Serial && kp.vector_trip > kBlock;
   kp.stream = stream_store(c, first_group(c).nodes, v, kp.stream_reason);
   return true;
@@ -129,7 +130,8 @@ bool plan_columns(const KernelContext& c, KernelPlan& kp) {
   const Var r = ir::rvar(static_cast<int32_t>(first.reduce.size() - 1));
   const Var v = ir::xvar(static_cast<int32_t>(depth - 1));
   if (why_not_vector(c, first.nodes, r, first.reduce.back()).empty()) return false;  // a row reduction
-  if (!why_not_vector(c, first.nodes, v, c.k.outer.back()).empty()) return false;
+  // Stride 2 along the columns: a pooling window of stride 2 (max_pool2d's 3 x 3, stride 2).
+  if (!why_not_vector(c, first.nodes, v, c.k.outer.back(), {}, true).empty()) return false;
   for (int idx : first.nodes) {
     const ir::Buffer& b = c.buffer_of(idx);
     if (!has_vector_accumulator(b) || !c.in_memory(b.id) ||
@@ -140,8 +142,20 @@ bool plan_columns(const KernelContext& c, KernelPlan& kp) {
   kp.vector_var = v;
   kp.vector_trip = c.k.outer.back();
   kp.form_reason = "a reduction over " + name_of_var(r) + ", which reads with a stride: the lanes run across the contiguous " +
-                   name_of_var(v) + " instead, one accumulator per column in blocks of " + std::to_string(kColumnBlock);
+                   name_of_var(v) + " instead";
   kp.blocked = depth == 1 && kp.parallel_depth == 1 && kp.parallel != Parallel::Serial;
+  const int64_t positions = product(first.reduce);
+  kp.column_window = positions <= kWindowMaxPositions && !kp.blocked &&
+                     std::all_of(first.nodes.begin(), first.nodes.end(), [&](int idx) {
+                       const ir::ReduceOp op = c.buffer_of(idx).reduce_op;
+                       return op != ir::ReduceOp::ArgMax && op != ir::ReduceOp::ArgMin;
+                     });
+  if (kp.column_window) {
+    kp.form_reason += "; a window of " + std::to_string(positions) + " positions: each vector of columns reduced in "
+                      "registers over the whole window, four vectors side by side, the last one masked";
+    return true;
+  }
+  kp.form_reason += ", one accumulator per column in blocks of " + std::to_string(kColumnBlock);
   plan_column_prefetches(c, v, kp);
   return true;
 }

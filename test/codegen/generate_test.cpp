@@ -255,6 +255,26 @@ TEST(Generate, TiledFormPrefetchesTheNextTileAndStreamsLargeOutputs) {
   EXPECT_TRUE(contains(g.source, "        }\n        stax_rt::stream_fence();  // once per tile\n")) << g.source;
 }
 
+TEST(Generate, PoolWindowsReduceFourVectorsInRegisters) {
+  // max_pool2d 3 x 3, stride 2, padding 1 (ResNet's stem pool): the lanes run across the output
+  // columns, four vectors of them side by side through the whole window, then the rest of the
+  // row (the constants leave the compiler only the vectors it needs, the last masked); stride 2
+  // is two loads and a shuffle, the window's edges ranges of lanes or scalar comparisons.
+  const Generated mp = generate_json(R"({"format": "stax-graph", "version": 1, "name": "mp",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4, 20, 150]}],
+    "nodes": [{"name": "y", "op": "max_pool2d", "args": ["x"], "kernel_size": 3, "stride": 2, "padding": 1}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(mp.source, "constexpr int64_t x20_whole = 75 / (4 * W) * (4 * W);")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "for (int64_t x20 = 0; x20 < x20_whole; x20 += 4 * W) {")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "stax_rt::Vec<float, ISA> vacc0_3(-stax_rt::inf<float>());")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "[[maybe_unused]] const int64_t x2 = x20 + 3 * W;")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "stax_rt::Mask<ISA>(2 * x1 + r0 - 1 >= int64_t{0}) & "
+                                  "stax_rt::lanes_at_least<ISA>(2 * x2 + r1 - 1, 2, int64_t{0}, false)")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "stax_rt::load_even_masked(x + (3000 * x0 + 300 * x1 + 2 * x2 + 150 * r0 + r1 - 151)")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "if (x20_whole < 75) {")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "vacc0_0.storeu(buf1 + (750 * x0 + 75 * x1 + x2), n);")) << mp.source;
+}
+
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of

@@ -196,15 +196,15 @@ TEST(VecBodyEmitter, MaskedBodiesReadOnlyTheirLanes) {
   const Expr mask = bin(ExprOp::BitwiseAnd, bin(ExprOp::Ge, i, ir::int_const(DType::Int64, 3)),
                         bin(ExprOp::Lt, i, ir::int_const(DType::Int64, 29)));
   const Emitted e = emit_body(ir::masked(mask, load(13, 26 * x0 + x1 - 3), ir::float_const(DType::Float32, 0)));
+  // The pad's edges as ranges of lanes (lanes_at_least), not W int64 lanes and vector compares.
   EXPECT_EQ(e.statements,
-            "const stax_rt::Vec<int64_t, I> t0 = stax_rt::Vec<int64_t, I>::iota(x1);\n"
-            "const stax_rt::Mask<I> t1 = (t0 >= stax_rt::Vec<int64_t, I>(int64_t{3})) & "
-            "(t0 < stax_rt::Vec<int64_t, I>(int64_t{29}));\n"
-            "stax_rt::Vec<float, I> t2 = stax_rt::Vec<float, I>(0.0f);\n"
-            "if (stax_rt::any(t1)) {\n"
-            "  t2 = stax_rt::where(t1, stax_rt::load_masked(in13 + (26 * x0 + x1 - 3), t1), t2);\n"
+            "const stax_rt::Mask<I> t0 = stax_rt::lanes_at_least<I>(x1, 1, int64_t{3}, false) & "
+            "(~stax_rt::lanes_at_least<I>(x1, 1, int64_t{29}, false));\n"
+            "stax_rt::Vec<float, I> t1 = stax_rt::Vec<float, I>(0.0f);\n"
+            "if (stax_rt::any(t0)) {\n"
+            "  t1 = stax_rt::where(t0, stax_rt::load_masked(in13 + (26 * x0 + x1 - 3), t0), t1);\n"
             "}\n");
-  EXPECT_EQ(e.value, "t2");
+  EXPECT_EQ(e.value, "t1");
   // A mask that is the same in every lane guards a plain load.
   const Expr rows01 = bin(ExprOp::Lt, ir::index_value(x0), ir::int_const(DType::Int64, 2));
   const Emitted u = emit_body(ir::masked(rows01, at(25), ir::float_const(DType::Float32, -1)));
@@ -239,7 +239,35 @@ TEST(VecBodyEmitter, LocalLoadsAreVectorsOrBroadcasts) {
   const Expr body = bin(ExprOp::Sub, ir::masked(mask, at(0), ir::float_const(DType::Float32, 0)), row(10));
   EXPECT_EQ(v.emit(body, out), "(stax_rt::where(t0, v0, stax_rt::Vec<float, I>(0.0f)) - stax_rt::Vec<float, I>(m))");
   // A masked body of locals reads no memory: no block.
-  EXPECT_EQ(out.str(), "const stax_rt::Mask<I> t0 = stax_rt::Vec<int64_t, I>::iota(x1) < stax_rt::Vec<int64_t, I>(int64_t{5});\n");
+  EXPECT_EQ(out.str(), "const stax_rt::Mask<I> t0 = ~stax_rt::lanes_at_least<I>(x1, 1, int64_t{5}, false);\n");
+}
+
+TEST(VecBodyEmitter, ComparisonsOfIndicesAreRangesOfLanes) {
+  const Expr c7 = ir::int_const(DType::Int64, 7);
+  const auto cmp = [&](ExprOp op, const Expr& a, const Expr& b) { return emit_body(bin(op, a, b)).value; };
+  // x >= c and x > c directly, x < c and x <= c as complements; the constant first turns it round.
+  EXPECT_EQ(cmp(ExprOp::Gt, ir::index_value(3 * x1 - 2), c7), "stax_rt::lanes_at_least<I>(3 * x1 - 2, 3, int64_t{7}, true)");
+  EXPECT_EQ(cmp(ExprOp::Le, ir::index_value(x0 - 2 * x1), c7), "(~stax_rt::lanes_at_least<I>(x0 - 2 * x1, -2, int64_t{7}, true))");
+  EXPECT_EQ(cmp(ExprOp::Le, c7, ir::index_value(2 * x1)), "stax_rt::lanes_at_least<I>(2 * x1, 2, int64_t{7}, false)");
+  EXPECT_EQ(cmp(ExprOp::Gt, c7, ir::index_value(2 * x1)), "(~stax_rt::lanes_at_least<I>(2 * x1, 2, int64_t{7}, false))");
+  // The same in every lane: one scalar comparison.
+  EXPECT_EQ(cmp(ExprOp::Lt, ir::index_value(x0 + 1), c7), "stax_rt::Mask<I>(x0 + 1 < int64_t{7})");
+  // Not an int64 index against a constant: vector lanes as before.
+  EXPECT_EQ(cmp(ExprOp::Lt, ir::index_value(x1, DType::Int32), ir::int_const(DType::Int32, 7)),
+            "(stax_rt::Vec<int32_t, I>::iota(static_cast<int32_t>(x1)) < stax_rt::Vec<int32_t, I>(7))");
+}
+
+TEST(VecBodyEmitter, StrideTwoLoadsAreShuffledPairs) {
+  const Expr even = load(0, 37 * x0 + 2 * x1);
+  EXPECT_EQ(emit_body(even).why_not, "");
+  EXPECT_EQ(emit_body(even).value, "stax_rt::load_even<I>(in0 + (37 * x0 + 2 * x1))");
+  EXPECT_EQ(emit_body(even, "I", "n").value, "stax_rt::load_even<I>(in0 + (37 * x0 + 2 * x1), n)");
+  const Expr mask = bin(ExprOp::Ge, ir::index_value(2 * x1 - 1), ir::int_const(DType::Int64, 0));
+  const Emitted m = emit_body(ir::masked(mask, load(0, 37 * x0 + 2 * x1 - 1), ir::float_const(DType::Float32, 0)));
+  EXPECT_NE(m.statements.find("stax_rt::load_even_masked(in0 + (37 * x0 + 2 * x1 - 1), t0)"), std::string::npos) << m.statements;
+  // Bools and other strides stay refused.
+  EXPECT_EQ(emit_body(load(8, 2 * x1)).why_not, "load of in8[2 * x1] steps by 2 in x1");
+  EXPECT_EQ(emit_body(load(0, 3 * x1)).why_not, "load of in0[3 * x1] steps by 3 in x1");
 }
 
 // ---- The generated program --------------------------------------------------------------------

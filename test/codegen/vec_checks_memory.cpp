@@ -190,6 +190,76 @@ template <typename T> void tails_at_a_page_end() {
   }
 }
 
+// Stride-2 reads (load_even, its tail and its masked form) against p[2 * i], edge values' bits
+// in every lane: at the start of a page between guard pages, and ending at the page's last
+// element, so that a read one element past p[2 * W - 2] (or past a tail's last one) faults.
+template <typename T> void even_loads_of() {
+  GuardedPage g;
+  CHECK(g.base != nullptr, "mmap of guard pages");
+  if (g.base == nullptr) return;
+  T e[kMaxEdges];
+  const int ne = edge_values(e);
+  T* begin = reinterpret_cast<T*>(g.begin());
+  T* end = reinterpret_cast<T*>(g.end());
+  const int64_t count = end - begin;
+  for (int64_t i = 0; i < count; ++i) begin[i] = e[i % ne];
+  const M odd = stax_rt::cast<bool>(V<int32_t>::iota(0) & V<int32_t>(1));
+  for (int shift = 0; shift < ne; ++shift) {
+    const T* at[2] = {begin + shift, end - (2 * W - 1)};
+    for (const T* p : at) {
+      const V<T> v = stax_rt::load_even<Isa>(p), m = stax_rt::load_even_masked(p, M::first(W)),
+                 o = stax_rt::load_even_masked(p, odd);
+      for (int i = 0; i < W; ++i) {
+        CHECK(same_bits(v.lane(i), p[2 * i]) && same_bits(m.lane(i), p[2 * i]), "load_even, shift %d, lane %d", shift, i);
+        CHECK(same_bits(o.lane(i), i % 2 == 1 ? p[2 * i] : T(0)), "load_even_masked odd lanes, lane %d", i);
+      }
+      for (int pattern = 0; pattern < 64; ++pattern) {  // lane i on when bit i of a mixed word is
+        const unsigned bits = (static_cast<unsigned>(pattern) * 2654435761u) >> 7;
+        bool on[16];
+        for (int i = 0; i < W; ++i) on[i] = (bits >> i) & 1u;
+        const V<T> r = stax_rt::load_even_masked(p, M::loadu(on));
+        for (int i = 0; i < W; ++i)
+          CHECK(same_bits(r.lane(i), on[i] ? p[2 * i] : T(0)), "load_even_masked, mask %#x, lane %d", bits, i);
+      }
+    }
+  }
+  for (int n = 0; n <= W; ++n) {  // the first n lanes, the last one on the page's last element
+    const T* p = end - (n > 0 ? 2 * n - 1 : 0);
+    const V<T> t = stax_rt::load_even<Isa>(p, n), m = stax_rt::load_even_masked(p, M::first(n));
+    for (int i = 0; i < W; ++i) {
+      const T want = i < n ? p[2 * i] : T(0);
+      CHECK(same_bits(t.lane(i), want) && same_bits(m.lane(i), want), "load_even(p, %d) at a page end, lane %d", n, i);
+    }
+    // The last n lanes, the first one on the page's first element (a window's left padding).
+    const T* q = begin - 2 * (W - n);
+    const V<T> h = stax_rt::load_even_masked(q, ~M::first(W - n));
+    for (int i = 0; i < W; ++i)
+      CHECK(same_bits(h.lane(i), i >= W - n ? q[2 * i] : T(0)), "load_even_masked at a page start, n=%d lane %d", n, i);
+  }
+}
+
+// lanes_at_least against lane-by-lane comparisons in 128 bits: strides of both signs, starts and
+// bounds around every lane's edge, and bounds at the ends of int64 (no overflow on the way).
+void lane_ranges() {
+  const int64_t strides[] = {-5, -3, -2, -1, 1, 2, 3, 7};
+  const int64_t far[] = {INT64_MIN, INT64_MIN + 1, -(int64_t(1) << 40), int64_t(1) << 40, INT64_MAX - 1, INT64_MAX};
+  int wrong = 0;
+  const auto check = [&](int64_t a, int64_t s, int64_t c, bool strict) {
+    const M m = stax_rt::lanes_at_least<Isa>(a, s, c, strict);
+    for (int l = 0; l < W; ++l) {
+      const __int128 x = static_cast<__int128>(a) + static_cast<__int128>(s) * l;
+      wrong += m.lane(l) != (strict ? x > c : x >= c);
+    }
+  };
+  for (int64_t s : strides)
+    for (int64_t a = -40; a <= 40; ++a)
+      for (int strict = 0; strict < 2; ++strict) {
+        for (int64_t c = -45; c <= 45; ++c) check(a, s, c, strict != 0);
+        for (int64_t c : far) check(a, s, c, strict != 0);
+      }
+  CHECK(wrong == 0, "%d lanes of lanes_at_least differ from the comparison", wrong);
+}
+
 // transpose_tile against the definition, for shapes around the block size (whole blocks,
 // leftover columns, leftover rows, empty), strides wider than the shape, and bit patterns that
 // a float operation would change (NaN payloads, -0, denormals): the tile must get the bits.
@@ -379,6 +449,11 @@ void check_memory() {
   masked_loads_of<double>();
   masked_loads_of<int32_t>();
   masked_loads_of<int64_t>();
+  even_loads_of<float>();
+  even_loads_of<double>();
+  even_loads_of<int32_t>();
+  even_loads_of<int64_t>();
+  lane_ranges();
   transposes_of<float>();
   transposes_of<double>();
   transposes_of<int32_t>();

@@ -54,6 +54,22 @@ void pool_cases(Table& t) {
     t.add("adaptive_avg_pool2d " + size, {x}, {node("y", "adaptive_avg_pool2d", R"(["x"])", R"("output_size": )" + size)}, {"y"});
   t.add("adaptive_avg_pool2d 3-d float64", {input("x", "float64", "[3, 11, 6]")},
         {node("y", "adaptive_avg_pool2d", R"(["x"])", R"("output_size": [4, 3])")}, {"y"});
+  // Outputs of 16 columns or more: a max pool's columns in vector lanes, each vector reduced in
+  // registers over the window (groups of four vectors, then the rest, the last vector masked),
+  // the window's edges as ranges of lanes, stride 2 as two loads and a shuffle (ResNet's stem
+  // pool; dilated; ceil_mode's partial windows on the right; float64; stride 1).
+  t.add("max_pool2d k3 s2 p1 wide", {input("x", "float32", "[2, 3, 21, 150]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 1)")}, {"y"});
+  t.add("max_pool2d k3 s2 p2 d2 wide", {input("x", "float32", "[1, 2, 11, 71]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 2, "dilation": 2)")}, {"y"});
+  t.add("max_pool2d k3 s2 ceil wide", {input("x", "float32", "[1, 2, 9, 68]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "ceil_mode": true)")}, {"y"});
+  t.add("max_pool2d k2 s2 float64 wide", {input("x", "float64", "[1, 3, 6, 100]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 2)")}, {"y"});
+  t.add("max_pool2d k3 s1 p1 wide", {input("x", "float32", "[1, 2, 7, 83]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
+  t.add("max_pool2d k [1, 5] s [1, 3] p [0, 2] wide", {input("x", "float32", "[1, 2, 3, 150]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": [1, 5], "stride": [1, 3], "padding": [0, 2])")}, {"y"});
   // Transposed input: the pool reads through the view.
   t.add("max_pool2d of a transpose", {input("x", "float32", "[2, 10, 9, 3]")},
         {node("y", "max_pool2d", R"([{"op": "permute", "args": ["x"], "dims": [0, 3, 2, 1]}])", R"("kernel_size": 3, "padding": 1)")}, {"y"});

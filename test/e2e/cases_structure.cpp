@@ -33,11 +33,20 @@ std::vector<Case> reduction_cases() {
   t.add("amax of size-1 dims", {input("x", "float32", "[1, 5, 1]")}, {R"({"name": "y", "op": "amax", "args": ["x"], "dim": [0, 2], "keepdim": true})"}, {"y"});
   // Column reductions vectorized across the contiguous columns (blocks of 1024 columns, a
   // remainder of columns that fills no vector, rows prefetched ahead), max with -inf rows and a
-  // float64 column sum. Inputs named like the kernels' locals (ahead, s0, next) keep apart.
+  // float64 column sum. Inputs named like the kernels' locals (ahead, s0, next) keep apart. Those
+  // of at most 64 rows reduce each vector of columns in registers over all its rows (the window
+  // form: groups of four vectors, then the rest with its last vector masked): two results in one
+  // kernel, float32 sums in float64 lanes converted on the store, products of wrapping ints,
+  // bools, and a remainder of whole vectors only.
   t.add("column sum 300 x 1037", {input("ahead", "float32", "[300, 1037]")}, {R"({"name": "y", "op": "sum", "args": ["ahead"], "dim": 0})"}, {"y"});
   t.add("column amax and amin", {input("x", "float32", "[37, 531]")},
         {R"({"name": "a", "op": "amax", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "amin", "args": ["x"], "dim": 0})"}, {"a", "b"});
   t.add("column sum float64 over two dims", {input("x", "float64", "[5, 7, 300]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": [0, 1]})"}, {"y"});
+  t.add("window column sum float32", {input("x", "float32", "[6, 2, 45]")}, {R"({"name": "y", "op": "sum", "args": ["x"], "dim": 0})"}, {"y"});
+  t.add("window column prod int32", {input("x", "int32", "[9, 3, 50]")}, {R"({"name": "y", "op": "prod", "args": ["x"], "dim": 0})"}, {"y"});
+  t.add("window column any and all", {input("x", "bool", "[5, 2, 70]")},
+        {R"({"name": "a", "op": "any", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "all", "args": ["x"], "dim": 0})"}, {"a", "b"});
+  t.add("window column amax of whole vectors", {input("x", "float32", "[3, 2, 128]")}, {R"({"name": "y", "op": "amax", "args": ["x"], "dim": 0})"}, {"y"});
   // z = OP(x, y^T) with x [rows, cols] and y [cols, rows] of one dtype.
   auto transposed_operand = [&](const std::string& title, const std::string& op, const std::string& dtype,
                                 int rows, int cols) {
@@ -125,6 +134,11 @@ std::vector<Case> view_cases() {
   one("squeeze non-1 dim", R"({"name": "y", "op": "squeeze", "args": ["x"], "dim": 1})");
   one("flatten", R"({"name": "y", "op": "flatten", "args": ["x"], "start_dim": 1})");
   one("slice step", R"({"name": "y", "op": "slice", "args": ["x"], "dim": 2, "start": 1, "end": 100, "step": 2})");
+  // Every other element of rows long enough for vector loops: two loads and a shuffle per vector
+  // (stax_rt::load_even), the last vector of each row masked; bools stay scalar.
+  for (const std::string dt : {"float32", "float64", "int32", "int64", "bool"})
+    t.add("slice step 2 of wide rows " + dt, {input("x", dt, "[3, 2, 75]")},
+          {R"({"name": "y", "op": "slice", "args": ["x"], "dim": 2, "start": 1, "end": 75, "step": 2})"}, {"y"});
   one("slice negative", R"({"name": "y", "op": "slice", "args": ["x"], "dim": 1, "start": -2})");
   one("select", R"({"name": "y", "op": "select", "args": ["x"], "dim": 1, "index": -1})");
   one("select to 1-d", R"({"name": "y", "op": "select", "args": [{"op": "select", "args": ["x"], "dim": 0, "index": 1}], "dim": 0, "index": 2})");

@@ -94,6 +94,8 @@ using IsaNative = STAX_VEC_NATIVE;
 //                            to bool is != 0 (a Mask), from bool is 0/1
 //   div_trunc div_floor remainder   the prelude's intdiv rules; ints lane by lane with `err`
 //   load_masked(p, m)        lanes where m is false are 0 and never read (for any T and bool)
+//   load_even(p), load_even(p, n), load_even_masked(p, m)   p[0], p[2], ...: the same rules
+//   lanes_at_least<I>(a, s, c, strict)   the lanes l where a + s * l >= c (> c), as a range
 //   from_lanes<T, I>(f, i)   f(i + l) in lane l, lane by lane
 //   V::iota(start)           start + l in lane l, in T (ints wrap; lane 0 is start + 0: +0 for -0)
 //   shift_left, shift_right_arith (int32 lanes; AVX2, AVX-512)   x << n (wrapping) and x >> n
@@ -404,6 +406,34 @@ template <typename I, typename T> inline Vec<T, I> load_strided(const T* p, int6
   T a[I::width] = {};
   for (int i = 0; i < n; ++i) a[i] = p[static_cast<int64_t>(i) * stride];
   return Vec<T, I>::loadu(a);
+}
+
+// The lanes l in which a + s * l >= c (or > c when `strict`), s != 0: a comparison of an index
+// that steps by s along the vector loop with a bound, the edge of a pooling window or a pad.
+// They are a range, [k, W) for s > 0 and [0, k) for s < 0, found from lane 0's index (the
+// difference in 128 bits, so nothing overflows; divided in 64 once it is known to be small).
+template <typename I> inline Mask<I> lanes_at_least(int64_t a, int64_t s, int64_t c, bool strict) {
+  const __int128 d = static_cast<__int128>(c) + (strict ? 1 : 0) - a;  // s * l >= d
+  const int64_t span = (s > 0 ? s : -s) * (I::width - 1);            // |s| * the last lane
+  if (s > 0) {  // l >= ceil(d / s)
+    if (d <= 0) return Mask<I>(true);
+    if (d > span) return Mask<I>(false);
+    return ~Mask<I>::first(static_cast<int>((static_cast<int64_t>(d) + s - 1) / s));
+  }
+  if (d > 0) return Mask<I>(false);  // l <= floor(-d / -s)
+  if (-d >= span) return Mask<I>(true);
+  return Mask<I>::first(static_cast<int>(static_cast<int64_t>(-d) / -s + 1));
+}
+
+// A read with stride 2 along the vector loop: W lanes p[0], p[2], ... (EvenLoad; nothing past
+// p[2 * W - 2] is read); the first n of them (a tail; the rest 0); under a mask, lanes where m
+// is false 0 and never read (the two loads when every lane is on).
+template <typename I, typename T> inline Vec<T, I> load_even(const T* p) { return EvenLoad<T, I>::load(p); }
+template <typename T, typename I> inline Vec<T, I> load_even_masked(const T* p, Mask<I> m) {
+  return all(m) ? EvenLoad<T, I>::load(p) : EvenLoad<T, I>::masked(p, m);
+}
+template <typename I, typename T> inline Vec<T, I> load_even(const T* p, int n) {
+  return n >= I::width ? EvenLoad<T, I>::load(p) : EvenLoad<T, I>::masked(p, Mask<I>::first(n));
 }
 
 // Orders a weakly ordered non-temporal store before later stores (call once after a loop of

@@ -740,6 +740,25 @@ template <typename T, typename I> struct TransposeBlock {
   static void run(const T* src, int64_t, T* dst, int64_t) { *dst = *src; }
 };
 
+// W lanes p[0], p[2], ..., p[2 * (W - 1)]: a read with stride 2 along the vector loop (a
+// pooling window of stride 2, a slice ::2), reading no element past p[2 * W - 2]; `masked`:
+// lanes where m is false 0 and never read. Lane by lane unless an instruction set specializes
+// it (two loads, the second one element short of the first's end, and a shuffle of their even
+// and odd lanes; under a mask, masked loads of the elements the lanes read).
+template <typename T, typename I> struct EvenLoad {
+  static Vec<T, I> load(const T* p) {
+    T a[I::width];
+    for (int i = 0; i < I::width; ++i) a[i] = p[2 * i];
+    return Vec<T, I>::loadu(a);
+  }
+  static Vec<T, I> masked(const T* p, Mask<I> m) {
+    T a[I::width] = {};
+    for (int i = 0; i < I::width; ++i)
+      if (m.lane(i)) a[i] = p[2 * i];
+    return Vec<T, I>::loadu(a);
+  }
+};
+
 // The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
 // NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
 // in mr x NR / width accumulator registers; and for an A of at most `mr_short` rows
@@ -1468,6 +1487,34 @@ template <> struct TransposeBlock<int32_t, IsaNeon> : NeonTranspose4x4x32<int32_
 template <> struct TransposeBlock<double, IsaNeon> : NeonTranspose4x4x64<double> {};
 template <> struct TransposeBlock<int64_t, IsaNeon> : NeonTranspose4x4x64<int64_t> {};
 
+// Stride-2 reads (EvenLoad): a = p[0..3], b = p[3..6]; uzp1 of a and b rotated by one (b1 b2 b3
+// b0) is p0 p2 p4 p6. float64: uzp1 of p[0..1] and p[2..3], then of p[4..5] and p[5..6] swapped.
+// Under a mask, lane by lane.
+template <> struct EvenLoad<float, IsaNeon> {
+  static Vec<float, IsaNeon> load(const float* p) {
+    const float32x4_t b = vld1q_f32(p + 3);
+    return Vec<float, IsaNeon>(vuzp1q_f32(vld1q_f32(p), vextq_f32(b, b, 1)));
+  }
+  static Vec<float, IsaNeon> masked(const float* p, Mask<IsaNeon> m) {
+    float a[4] = {};
+    for (int i = 0; i < 4; ++i)
+      if (m.lane(i)) a[i] = p[2 * i];
+    return Vec<float, IsaNeon>::loadu(a);
+  }
+};
+template <> struct EvenLoad<double, IsaNeon> {
+  static Vec<double, IsaNeon> load(const double* p) {
+    const float64x2_t b = vld1q_f64(p + 5);
+    return Vec<double, IsaNeon>(vuzp1q_f64(vld1q_f64(p), vld1q_f64(p + 2)), vuzp1q_f64(vld1q_f64(p + 4), vextq_f64(b, b, 1)));
+  }
+  static Vec<double, IsaNeon> masked(const double* p, Mask<IsaNeon> m) {
+    double a[4] = {};
+    for (int i = 0; i < 4; ++i)
+      if (m.lane(i)) a[i] = p[2 * i];
+    return Vec<double, IsaNeon>::loadu(a);
+  }
+};
+
 }  // namespace stax_rt
 }  // namespace
 #endif  // STAX_VEC_HAS_NEON
@@ -2057,6 +2104,48 @@ template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {
 template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
 
+// Stride-2 reads (EvenLoad): a = p[0..7], b = p[7..14]; vshufps takes a's lanes 0, 2 and b's 1, 3
+// in each half (p0 p2 p8 p10 | p4 p6 p12 p14), vpermpd orders the halves' pairs. float64: each
+// register's four from p[0..7] (vunpcklpd) and p[8..14] (vshufpd of p[8..11] and p[11..14]).
+// Under a mask, each load's lanes take the mask lane of the result lane they feed (vpermd), the
+// others cleared, so vmaskmov reads exactly the elements of the lanes that are on.
+inline __m256i avx2_mask_lanes(__m256i m, __m256i from, __m256i keep) {
+  return _mm256_and_si256(_mm256_permutevar8x32_epi32(m, from), keep);
+}
+template <> struct EvenLoad<float, IsaAvx2> {
+  static Vec<float, IsaAvx2> even(__m256 a, __m256 b) {
+    const __m256 s = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 2, 0));
+    return Vec<float, IsaAvx2>(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0))));
+  }
+  static Vec<float, IsaAvx2> load(const float* p) { return even(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 7)); }
+  static Vec<float, IsaAvx2> masked(const float* p, Mask<IsaAvx2> m) {
+    const __m256i even_lanes = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
+    const __m256i ma = avx2_mask_lanes(m.m, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), even_lanes);
+    const __m256i mb = avx2_mask_lanes(m.m, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7), ~even_lanes);
+    return even(_mm256_maskload_ps(p, ma), _mm256_maskload_ps(p + 7, mb));
+  }
+};
+template <> struct EvenLoad<double, IsaAvx2> {
+  static Vec<double, IsaAvx2> even(__m256d x, __m256d y, __m256d u, __m256d w) {
+    const __m256d l = _mm256_unpacklo_pd(x, y);  // p0 p4 p2 p6
+    const __m256d h = _mm256_shuffle_pd(u, w, 0xA);  // p8 p12 p10 p14
+    return Vec<double, IsaAvx2>(_mm256_permute4x64_pd(l, _MM_SHUFFLE(3, 1, 2, 0)), _mm256_permute4x64_pd(h, _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  static Vec<double, IsaAvx2> load(const double* p) {
+    return even(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4), _mm256_loadu_pd(p + 8), _mm256_loadu_pd(p + 11));
+  }
+  static Vec<double, IsaAvx2> masked(const double* p, Mask<IsaAvx2> m) {
+    // 64-bit lanes 0 and 2 (p[0..3], p[4..7], p[8..11]) or 1 and 3 (p[11..14]) of each load.
+    const __m256i lanes02 = _mm256_setr_epi32(-1, -1, 0, 0, -1, -1, 0, 0);
+    const __m256i mx = avx2_mask_lanes(m.m, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), lanes02);
+    const __m256i my = avx2_mask_lanes(m.m, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3), lanes02);
+    const __m256i mu = avx2_mask_lanes(m.m, _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), lanes02);
+    const __m256i mw = avx2_mask_lanes(m.m, _mm256_setr_epi32(6, 6, 6, 6, 7, 7, 7, 7), ~lanes02);
+    return even(_mm256_maskload_pd(p, mx), _mm256_maskload_pd(p + 4, my), _mm256_maskload_pd(p + 8, mu),
+                _mm256_maskload_pd(p + 11, mw));
+  }
+};
+
 // GEMM tiles (stax_gemm_kernel.h) in 16 ymm registers: float 6 x 16 (12 accumulators, 2 rows of
 // B, 1 broadcast; at 2 FMA a cycle from L1 on Zen 5, where 5 x 16 and 12 x 8 reach 93%, 8 x 8
 // 86%, 3 x 32 77%), double 6 x 8 (a double Vec is 2 registers: 12 accumulators). Up to 2 rows
@@ -2595,6 +2684,45 @@ template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t>
 template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
 
+// Stride-2 reads (EvenLoad): a = p[0..15], b = p[15..30]; vpermt2ps takes a's even lanes and b's
+// odd ones. float64: p[0..15]'s even lanes, then p[16..23]'s even and p[23..30]'s odd ones.
+// Under a mask, each load's mask has the result lanes' bits spread to the lanes they read
+// (bit i to bit 2i, or 2i + 1 for the odd lanes), so the masked loads read exactly those elements.
+inline unsigned avx512_spread_even(unsigned bits) {  // bits 0..7 to bits 0, 2, ..., 14
+  unsigned x = bits & 0xFFu;
+  x = (x | (x << 4)) & 0x0F0Fu;
+  x = (x | (x << 2)) & 0x3333u;
+  return (x | (x << 1)) & 0x5555u;
+}
+template <> struct EvenLoad<float, IsaAvx512> {
+  static Vec<float, IsaAvx512> even(__m512 a, __m512 b) {
+    const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+    return Vec<float, IsaAvx512>(_mm512_permutex2var_ps(a, idx, b));
+  }
+  static Vec<float, IsaAvx512> load(const float* p) { return even(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 15)); }
+  static Vec<float, IsaAvx512> masked(const float* p, Mask<IsaAvx512> m) {
+    const __mmask16 ma = static_cast<__mmask16>(avx512_spread_even(m.k)),
+                    mb = static_cast<__mmask16>(avx512_spread_even(m.k >> 8u) << 1u);
+    return even(_mm512_maskz_loadu_ps(ma, p), _mm512_maskz_loadu_ps(mb, p + 15));
+  }
+};
+template <> struct EvenLoad<double, IsaAvx512> {
+  static Vec<double, IsaAvx512> even(__m512d a, __m512d b, __m512d u, __m512d w) {
+    const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), mixed = _mm512_setr_epi64(0, 2, 4, 6, 9, 11, 13, 15);
+    return Vec<double, IsaAvx512>(_mm512_permutex2var_pd(a, even, b), _mm512_permutex2var_pd(u, mixed, w));
+  }
+  static Vec<double, IsaAvx512> load(const double* p) {
+    return even(_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8), _mm512_loadu_pd(p + 16), _mm512_loadu_pd(p + 23));
+  }
+  static Vec<double, IsaAvx512> masked(const double* p, Mask<IsaAvx512> m) {
+    const auto bits = [&](unsigned shift, unsigned odd) {
+      return static_cast<__mmask8>(avx512_spread_even((m.k >> shift) & 0xFu) << odd);
+    };
+    return even(_mm512_maskz_loadu_pd(bits(0, 0), p), _mm512_maskz_loadu_pd(bits(4, 0), p + 8),
+                _mm512_maskz_loadu_pd(bits(8, 0), p + 16), _mm512_maskz_loadu_pd(bits(12, 1), p + 23));
+  }
+};
+
 // GEMM tiles (stax_gemm_kernel.h): float 8 x 32, double 8 x 16 (a double Vec is 2 registers),
 // 16 zmm accumulators. Every tile from 6 x 64 to 14 x 32 runs at 2 FMA a cycle from L1 on Zen 5;
 // in the whole GEMM 8 rows measured best (A is packed by whole 8 x 8 transposes, and the ragged
@@ -2658,6 +2786,8 @@ using IsaNative = STAX_VEC_NATIVE;
 //                            to bool is != 0 (a Mask), from bool is 0/1
 //   div_trunc div_floor remainder   the prelude's intdiv rules; ints lane by lane with `err`
 //   load_masked(p, m)        lanes where m is false are 0 and never read (for any T and bool)
+//   load_even(p), load_even(p, n), load_even_masked(p, m)   p[0], p[2], ...: the same rules
+//   lanes_at_least<I>(a, s, c, strict)   the lanes l where a + s * l >= c (> c), as a range
 //   from_lanes<T, I>(f, i)   f(i + l) in lane l, lane by lane
 //   V::iota(start)           start + l in lane l, in T (ints wrap; lane 0 is start + 0: +0 for -0)
 //   shift_left, shift_right_arith (int32 lanes; AVX2, AVX-512)   x << n (wrapping) and x >> n
@@ -2968,6 +3098,34 @@ template <typename I, typename T> inline Vec<T, I> load_strided(const T* p, int6
   T a[I::width] = {};
   for (int i = 0; i < n; ++i) a[i] = p[static_cast<int64_t>(i) * stride];
   return Vec<T, I>::loadu(a);
+}
+
+// The lanes l in which a + s * l >= c (or > c when `strict`), s != 0: a comparison of an index
+// that steps by s along the vector loop with a bound, the edge of a pooling window or a pad.
+// They are a range, [k, W) for s > 0 and [0, k) for s < 0, found from lane 0's index (the
+// difference in 128 bits, so nothing overflows; divided in 64 once it is known to be small).
+template <typename I> inline Mask<I> lanes_at_least(int64_t a, int64_t s, int64_t c, bool strict) {
+  const __int128 d = static_cast<__int128>(c) + (strict ? 1 : 0) - a;  // s * l >= d
+  const int64_t span = (s > 0 ? s : -s) * (I::width - 1);            // |s| * the last lane
+  if (s > 0) {  // l >= ceil(d / s)
+    if (d <= 0) return Mask<I>(true);
+    if (d > span) return Mask<I>(false);
+    return ~Mask<I>::first(static_cast<int>((static_cast<int64_t>(d) + s - 1) / s));
+  }
+  if (d > 0) return Mask<I>(false);  // l <= floor(-d / -s)
+  if (-d >= span) return Mask<I>(true);
+  return Mask<I>::first(static_cast<int>(static_cast<int64_t>(-d) / -s + 1));
+}
+
+// A read with stride 2 along the vector loop: W lanes p[0], p[2], ... (EvenLoad; nothing past
+// p[2 * W - 2] is read); the first n of them (a tail; the rest 0); under a mask, lanes where m
+// is false 0 and never read (the two loads when every lane is on).
+template <typename I, typename T> inline Vec<T, I> load_even(const T* p) { return EvenLoad<T, I>::load(p); }
+template <typename T, typename I> inline Vec<T, I> load_even_masked(const T* p, Mask<I> m) {
+  return all(m) ? EvenLoad<T, I>::load(p) : EvenLoad<T, I>::masked(p, m);
+}
+template <typename I, typename T> inline Vec<T, I> load_even(const T* p, int n) {
+  return n >= I::width ? EvenLoad<T, I>::load(p) : EvenLoad<T, I>::masked(p, Mask<I>::first(n));
 }
 
 // Orders a weakly ordered non-temporal store before later stores (call once after a loop of

@@ -627,6 +627,48 @@ template <> struct TransposeBlock<int32_t, IsaAvx2> : AvxTranspose8x8<int32_t> {
 template <> struct TransposeBlock<double, IsaAvx2> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx2> : AvxTranspose4x4<int64_t> {};
 
+// Stride-2 reads (EvenLoad): a = p[0..7], b = p[7..14]; vshufps takes a's lanes 0, 2 and b's 1, 3
+// in each half (p0 p2 p8 p10 | p4 p6 p12 p14), vpermpd orders the halves' pairs. float64: each
+// register's four from p[0..7] (vunpcklpd) and p[8..14] (vshufpd of p[8..11] and p[11..14]).
+// Under a mask, each load's lanes take the mask lane of the result lane they feed (vpermd), the
+// others cleared, so vmaskmov reads exactly the elements of the lanes that are on.
+inline __m256i avx2_mask_lanes(__m256i m, __m256i from, __m256i keep) {
+  return _mm256_and_si256(_mm256_permutevar8x32_epi32(m, from), keep);
+}
+template <> struct EvenLoad<float, IsaAvx2> {
+  static Vec<float, IsaAvx2> even(__m256 a, __m256 b) {
+    const __m256 s = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 2, 0));
+    return Vec<float, IsaAvx2>(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0))));
+  }
+  static Vec<float, IsaAvx2> load(const float* p) { return even(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 7)); }
+  static Vec<float, IsaAvx2> masked(const float* p, Mask<IsaAvx2> m) {
+    const __m256i even_lanes = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
+    const __m256i ma = avx2_mask_lanes(m.m, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), even_lanes);
+    const __m256i mb = avx2_mask_lanes(m.m, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7), ~even_lanes);
+    return even(_mm256_maskload_ps(p, ma), _mm256_maskload_ps(p + 7, mb));
+  }
+};
+template <> struct EvenLoad<double, IsaAvx2> {
+  static Vec<double, IsaAvx2> even(__m256d x, __m256d y, __m256d u, __m256d w) {
+    const __m256d l = _mm256_unpacklo_pd(x, y);  // p0 p4 p2 p6
+    const __m256d h = _mm256_shuffle_pd(u, w, 0xA);  // p8 p12 p10 p14
+    return Vec<double, IsaAvx2>(_mm256_permute4x64_pd(l, _MM_SHUFFLE(3, 1, 2, 0)), _mm256_permute4x64_pd(h, _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  static Vec<double, IsaAvx2> load(const double* p) {
+    return even(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4), _mm256_loadu_pd(p + 8), _mm256_loadu_pd(p + 11));
+  }
+  static Vec<double, IsaAvx2> masked(const double* p, Mask<IsaAvx2> m) {
+    // 64-bit lanes 0 and 2 (p[0..3], p[4..7], p[8..11]) or 1 and 3 (p[11..14]) of each load.
+    const __m256i lanes02 = _mm256_setr_epi32(-1, -1, 0, 0, -1, -1, 0, 0);
+    const __m256i mx = avx2_mask_lanes(m.m, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), lanes02);
+    const __m256i my = avx2_mask_lanes(m.m, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3), lanes02);
+    const __m256i mu = avx2_mask_lanes(m.m, _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), lanes02);
+    const __m256i mw = avx2_mask_lanes(m.m, _mm256_setr_epi32(6, 6, 6, 6, 7, 7, 7, 7), ~lanes02);
+    return even(_mm256_maskload_pd(p, mx), _mm256_maskload_pd(p + 4, my), _mm256_maskload_pd(p + 8, mu),
+                _mm256_maskload_pd(p + 11, mw));
+  }
+};
+
 // GEMM tiles (stax_gemm_kernel.h) in 16 ymm registers: float 6 x 16 (12 accumulators, 2 rows of
 // B, 1 broadcast; at 2 FMA a cycle from L1 on Zen 5, where 5 x 16 and 12 x 8 reach 93%, 8 x 8
 // 86%, 3 x 32 77%), double 6 x 8 (a double Vec is 2 registers: 12 accumulators). Up to 2 rows

@@ -567,6 +567,45 @@ template <> struct TransposeBlock<int32_t, IsaAvx512> : AvxTranspose8x8<int32_t>
 template <> struct TransposeBlock<double, IsaAvx512> : AvxTranspose4x4<double> {};
 template <> struct TransposeBlock<int64_t, IsaAvx512> : AvxTranspose4x4<int64_t> {};
 
+// Stride-2 reads (EvenLoad): a = p[0..15], b = p[15..30]; vpermt2ps takes a's even lanes and b's
+// odd ones. float64: p[0..15]'s even lanes, then p[16..23]'s even and p[23..30]'s odd ones.
+// Under a mask, each load's mask has the result lanes' bits spread to the lanes they read
+// (bit i to bit 2i, or 2i + 1 for the odd lanes), so the masked loads read exactly those elements.
+inline unsigned avx512_spread_even(unsigned bits) {  // bits 0..7 to bits 0, 2, ..., 14
+  unsigned x = bits & 0xFFu;
+  x = (x | (x << 4)) & 0x0F0Fu;
+  x = (x | (x << 2)) & 0x3333u;
+  return (x | (x << 1)) & 0x5555u;
+}
+template <> struct EvenLoad<float, IsaAvx512> {
+  static Vec<float, IsaAvx512> even(__m512 a, __m512 b) {
+    const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+    return Vec<float, IsaAvx512>(_mm512_permutex2var_ps(a, idx, b));
+  }
+  static Vec<float, IsaAvx512> load(const float* p) { return even(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 15)); }
+  static Vec<float, IsaAvx512> masked(const float* p, Mask<IsaAvx512> m) {
+    const __mmask16 ma = static_cast<__mmask16>(avx512_spread_even(m.k)),
+                    mb = static_cast<__mmask16>(avx512_spread_even(m.k >> 8u) << 1u);
+    return even(_mm512_maskz_loadu_ps(ma, p), _mm512_maskz_loadu_ps(mb, p + 15));
+  }
+};
+template <> struct EvenLoad<double, IsaAvx512> {
+  static Vec<double, IsaAvx512> even(__m512d a, __m512d b, __m512d u, __m512d w) {
+    const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), mixed = _mm512_setr_epi64(0, 2, 4, 6, 9, 11, 13, 15);
+    return Vec<double, IsaAvx512>(_mm512_permutex2var_pd(a, even, b), _mm512_permutex2var_pd(u, mixed, w));
+  }
+  static Vec<double, IsaAvx512> load(const double* p) {
+    return even(_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8), _mm512_loadu_pd(p + 16), _mm512_loadu_pd(p + 23));
+  }
+  static Vec<double, IsaAvx512> masked(const double* p, Mask<IsaAvx512> m) {
+    const auto bits = [&](unsigned shift, unsigned odd) {
+      return static_cast<__mmask8>(avx512_spread_even((m.k >> shift) & 0xFu) << odd);
+    };
+    return even(_mm512_maskz_loadu_pd(bits(0, 0), p), _mm512_maskz_loadu_pd(bits(4, 0), p + 8),
+                _mm512_maskz_loadu_pd(bits(8, 0), p + 16), _mm512_maskz_loadu_pd(bits(12, 1), p + 23));
+  }
+};
+
 // GEMM tiles (stax_gemm_kernel.h): float 8 x 32, double 8 x 16 (a double Vec is 2 registers),
 // 16 zmm accumulators. Every tile from 6 x 64 to 14 x 32 runs at 2 FMA a cycle from L1 on Zen 5;
 // in the whole GEMM 8 rows measured best (A is packed by whole 8 x 8 transposes, and the ragged
