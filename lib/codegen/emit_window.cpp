@@ -56,7 +56,9 @@ struct Window {
   }
 
   // The slot's results: its lanes in the output's dtype (float32 sums and products come from
-  // float64 lanes, converted as the scalar static_cast rounds), stored once.
+  // float64 lanes, converted as the scalar static_cast rounds), stored once or kept for the
+  // pointwise group after the reduction, which then runs on them (the value or the store of each
+  // of its nodes).
   void store(CodeWriter& w, const std::string& first, int64_t slot, const std::string& live) {
     open_slot(w, first, slot);
     for (std::size_t j = 0; j < group.nodes.size(); ++j) {
@@ -64,9 +66,21 @@ struct Window {
       const DType dt = e.p[node.buffer].dtype;
       std::string value = lanes(j, slot);
       if (accs[j].type != e.vtype(dt)) value = "stax_rt::convert(" + value + ", stax_rt::VecTag<" + cxx_type(dt) + ">())";
-      w.line(vec_store(dt, value, e.name(node.buffer) + " + (" + e.store_index(node) + ")", live));
+      if (e.in_register(node.buffer)) w.line("const auto " + e.name(node.buffer) + " = " + value + ";");
+      else w.line(vec_store(dt, value, e.name(node.buffer) + " + (" + e.store_index(node) + ")", live));
     }
+    if (e.k.loop_groups.size() > 1) pointwise(w, live);
     w.close();
+  }
+
+  void pointwise(CodeWriter& w, const std::string& live) {
+    for (int idx : e.k.loop_groups[1].nodes) {
+      const scheduler::KernelNode& node = e.node(idx);
+      VecBodyEmitter body = e.vec_emitter(node, *e.plan.vector_var);
+      const std::string value = body.emit(e.p[node.buffer].body, w, live);
+      if (e.in_register(node.buffer)) w.line("const auto " + e.name(node.buffer) + " = " + value + ";");
+      else w.line(vec_store(e.p[node.buffer].dtype, value, e.name(node.buffer) + " + (" + e.store_index(node) + ")", live));
+    }
   }
 
   // kSlots vectors from column `first`. With `rest` (the C++ name of a constant: the columns

@@ -122,37 +122,60 @@ void plan_column_prefetches(const KernelContext& c, Var v, KernelPlan& kp) {
 
 }  // namespace
 
+namespace {
+
+// Whether a column reduction's window form applies (every accumulator a plain vector, not
+// argmax/argmin's; the columns not the threads' blocks).
+bool window_fits(const KernelContext& c, const LoopGroup& first, bool blocked) {
+  return product(first.reduce) <= kWindowMaxPositions && !blocked &&
+         std::all_of(first.nodes.begin(), first.nodes.end(), [&](int idx) {
+           const ir::ReduceOp op = c.buffer_of(idx).reduce_op;
+           return op != ir::ReduceOp::ArgMax && op != ir::ReduceOp::ArgMin;
+         });
+}
+
+// A second loop group that the window form computes on each vector of results: pointwise, no
+// loops of its own, with a vector form along v (avg_pool2d's division by its window's size).
+bool pointwise_after(const KernelContext& c, Var v) {
+  if (c.k.loop_groups.size() != 2) return false;
+  const LoopGroup& g = c.k.loop_groups[1];
+  return !g.reduction && g.inner.empty() && g.reduce.empty() && why_not_vector(c, g.nodes, v, c.k.outer.back(), {}, true).empty();
+}
+
+}  // namespace
+
 bool plan_columns(const KernelContext& c, KernelPlan& kp) {
   const std::size_t depth = c.depth();
   const LoopGroup& first = first_group(c);
-  if (depth == 0 || c.k.loop_groups.size() != 1 || !first.reduction || !first.inner.empty() || first.reduce.empty())
-    return false;
+  if (depth == 0 || !first.reduction || !first.inner.empty() || first.reduce.empty()) return false;
   const Var r = ir::rvar(static_cast<int32_t>(first.reduce.size() - 1));
   const Var v = ir::xvar(static_cast<int32_t>(depth - 1));
+  const bool then_pointwise = pointwise_after(c, v);
+  if (c.k.loop_groups.size() != 1 && !then_pointwise) return false;
   if (why_not_vector(c, first.nodes, r, first.reduce.back()).empty()) return false;  // a row reduction
   // Stride 2 along the columns: a pooling window of stride 2 (max_pool2d's 3 x 3, stride 2).
   if (!why_not_vector(c, first.nodes, v, c.k.outer.back(), {}, true).empty()) return false;
   for (int idx : first.nodes) {
     const ir::Buffer& b = c.buffer_of(idx);
-    if (!has_vector_accumulator(b) || !c.in_memory(b.id) ||
-        ir::lane_stride(kernel_index(c.node(idx), b.write_index()), v) != std::optional<int64_t>(1))
+    // Stored contiguously, or (with a pointwise group after) kept in a register for it.
+    const bool kept = then_pointwise && c.locals.where[static_cast<std::size_t>(b.id)] == Locality::Register;
+    if (!has_vector_accumulator(b) || !(kept || c.in_memory(b.id)) ||
+        (!kept && ir::lane_stride(kernel_index(c.node(idx), b.write_index()), v) != std::optional<int64_t>(1)))
       return false;
   }
+  const bool blocked = depth == 1 && kp.parallel_depth == 1 && kp.parallel != Parallel::Serial;
+  kp.column_window = window_fits(c, first, blocked);
+  if (then_pointwise && !kp.column_window) return false;
   kp.form = Form::Columns;
   kp.vector_var = v;
   kp.vector_trip = c.k.outer.back();
   kp.form_reason = "a reduction over " + name_of_var(r) + ", which reads with a stride: the lanes run across the contiguous " +
                    name_of_var(v) + " instead";
-  kp.blocked = depth == 1 && kp.parallel_depth == 1 && kp.parallel != Parallel::Serial;
-  const int64_t positions = product(first.reduce);
-  kp.column_window = positions <= kWindowMaxPositions && !kp.blocked &&
-                     std::all_of(first.nodes.begin(), first.nodes.end(), [&](int idx) {
-                       const ir::ReduceOp op = c.buffer_of(idx).reduce_op;
-                       return op != ir::ReduceOp::ArgMax && op != ir::ReduceOp::ArgMin;
-                     });
+  kp.blocked = blocked;
   if (kp.column_window) {
-    kp.form_reason += "; a window of " + std::to_string(positions) + " positions: each vector of columns reduced in "
-                      "registers over the whole window, four vectors side by side, the last one masked";
+    kp.form_reason += "; a window of " + std::to_string(product(first.reduce)) + " positions: each vector of columns "
+                      "reduced in registers over the whole window, four vectors side by side, the last one masked" +
+                      std::string(then_pointwise ? ", then the pointwise group on its lanes" : "");
     return true;
   }
   kp.form_reason += ", one accumulator per column in blocks of " + std::to_string(kColumnBlock);

@@ -70,6 +70,17 @@ void pool_cases(Table& t) {
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
   t.add("max_pool2d k [1, 5] s [1, 3] p [0, 2] wide", {input("x", "float32", "[1, 2, 3, 150]")},
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": [1, 5], "stride": [1, 3], "padding": [0, 2])")}, {"y"});
+  // Average pools of wide outputs: the window's sum in registers, then the division (a pointwise
+  // group) on the same lanes before the store: padding counted or not, divisor_override,
+  // ceil_mode, Inception's 3 x 3 stride-1 pool, float64.
+  t.add("avg_pool2d k3 s1 p1 wide", {input("x", "float32", "[1, 3, 9, 71]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
+  t.add("avg_pool2d k3 s2 p1 exclude pad wide", {input("x", "float32", "[2, 2, 9, 75]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": false)")}, {"y"});
+  t.add("avg_pool2d k2 s2 ceil wide", {input("x", "float32", "[1, 2, 7, 67]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": 2, "stride": 2, "ceil_mode": true)")}, {"y"});
+  t.add("avg_pool2d [3, 5] s [1, 2] divisor 7 float64 wide", {input("x", "float64", "[1, 3, 6, 100]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": [3, 5], "stride": [1, 2], "padding": [1, 2], "divisor_override": 7)")}, {"y"});
   // Transposed input: the pool reads through the view.
   t.add("max_pool2d of a transpose", {input("x", "float32", "[2, 10, 9, 3]")},
         {node("y", "max_pool2d", R"([{"op": "permute", "args": ["x"], "dims": [0, 3, 2, 1]}])", R"("kernel_size": 3, "padding": 1)")}, {"y"});
