@@ -1,4 +1,5 @@
-// The column-reduction form over a small window (kernelplan::kWindowMaxPositions: a pool's 3 x 3
+// The column-reduction form (§8.1 of the design chapter: the lanes across the contiguous
+// dimension) over a small window (kernelplan::kWindowMaxPositions: a pool's 3 x 3
 // or 7 x 7 taps): the lanes run across the output's last loop, as in emit_columns.cpp, but each
 // vector of outputs is reduced in registers over the whole window and stored once. Vectors go in
 // groups of kSlots, each one its own accumulator, so that the window's chains of maximum (or
