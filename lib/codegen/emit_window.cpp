@@ -70,18 +70,8 @@ struct Window {
       if (e.in_register(node.buffer)) w.line("const auto " + e.name(node.buffer) + " = " + value + ";");
       else w.line(vec_store(dt, value, e.name(node.buffer) + " + (" + e.store_index(node) + ")", live));
     }
-    if (e.k.loop_groups.size() > 1) pointwise(w, live);
+    if (e.k.loop_groups.size() > 1) e.pointwise_nodes(e.k.loop_groups[1].nodes, w, &*e.plan.vector_var, live);
     w.close();
-  }
-
-  void pointwise(CodeWriter& w, const std::string& live) {
-    for (int idx : e.k.loop_groups[1].nodes) {
-      const scheduler::KernelNode& node = e.node(idx);
-      VecBodyEmitter body = e.vec_emitter(node, *e.plan.vector_var);
-      const std::string value = body.emit(e.p[node.buffer].body, w, live);
-      if (e.in_register(node.buffer)) w.line("const auto " + e.name(node.buffer) + " = " + value + ";");
-      else w.line(vec_store(e.p[node.buffer].dtype, value, e.name(node.buffer) + " + (" + e.store_index(node) + ")", live));
-    }
   }
 
   // kSlots vectors from column `first`. With `rest` (the C++ name of a constant: the columns

@@ -121,16 +121,17 @@ VecBodyEmitter KernelEmitter::vec_emitter(const KernelNode& n, Var var) {
   return body;
 }
 
-void KernelEmitter::pointwise_nodes(const std::vector<int>& nodes, CodeWriter& w, const Var* vec_var) {
+void KernelEmitter::pointwise_nodes(const std::vector<int>& nodes, CodeWriter& w, const Var* vec_var,
+                                    const std::string& live) {
   for (int idx : nodes) {
     const KernelNode& n = node(idx);
     const DType dt = p[n.buffer].dtype;
     const std::string ptr = in_register(n.buffer) ? std::string() : name(n.buffer) + " + (" + store_index(n) + ")";
     if (vec_var != nullptr) {
       VecBodyEmitter body = vec_emitter(n, *vec_var);
-      const std::string v = body.emit(p[n.buffer].body, w);  // parenthesized: `v.storeu` follows
+      const std::string v = body.emit(p[n.buffer].body, w, live);  // parenthesized: `v.storeu` follows
       if (in_register(n.buffer)) w.line("const auto " + name(n.buffer) + " = " + v + ";");
-      else w.line(streaming_ ? vec_stream(v, ptr) : vec_store(dt, v, ptr));
+      else w.line(streaming_ ? vec_stream(v, ptr) : vec_store(dt, v, ptr, live));
       continue;
     }
     store_value(w, n, emit_body(n, w));

@@ -74,8 +74,10 @@ class KernelEmitter {
   std::string emit_body(const scheduler::KernelNode& n, CodeWriter& w);
   // A vector emitter for node n's body, lanes along `var` (§8.1).
   VecBodyEmitter vec_emitter(const scheduler::KernelNode& n, ir::Var var);
-  // Pointwise nodes at one point (scalar: vec_var null) or W points of their loops.
-  void pointwise_nodes(const std::vector<int>& nodes, CodeWriter& w, const ir::Var* vec_var);
+  // Pointwise nodes at one point (scalar: vec_var null) or W points of their loops (`live`: the
+  // C++ text of the lanes that are points, "" for all of them; VecBodyEmitter's tails).
+  void pointwise_nodes(const std::vector<int>& nodes, CodeWriter& w, const ir::Var* vec_var,
+                       const std::string& live = "");
 
   // The innermost loop `var` over [begin, end): W lanes at a time, then one at a time (§8.3's
   // vectorized form with a scalar remainder).

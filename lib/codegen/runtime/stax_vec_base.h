@@ -43,10 +43,11 @@ template <typename T, typename I> struct TransposeBlock {
 
 // W lanes p[0], p[2], ..., p[2 * (W - 1)]: a read with stride 2 along the vector loop (a
 // pooling window of stride 2, a slice ::2), reading no element past p[2 * W - 2]; `masked`:
-// lanes where m is false 0 and never read. Lane by lane unless an instruction set specializes
-// it (two loads, the second one element short of the first's end, and a shuffle of their even
-// and odd lanes; under a mask, masked loads of the elements the lanes read).
-template <typename T, typename I> struct EvenLoad {
+// lanes where m is false 0 and never read. Lane by lane (EvenLoadLanes) unless an instruction
+// set specializes it (two loads, the second one element short of the first's end, and a shuffle
+// of their even and odd lanes; under a mask, masked loads of the elements the lanes read), or
+// only `load`, keeping the lane-by-lane `masked`.
+template <typename T, typename I> struct EvenLoadLanes {
   static Vec<T, I> load(const T* p) {
     T a[I::width];
     for (int i = 0; i < I::width; ++i) a[i] = p[2 * i];
@@ -59,6 +60,7 @@ template <typename T, typename I> struct EvenLoad {
     return Vec<T, I>::loadu(a);
   }
 };
+template <typename T, typename I> struct EvenLoad : EvenLoadLanes<T, I> {};
 
 // The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
 // NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),

@@ -742,10 +742,11 @@ template <typename T, typename I> struct TransposeBlock {
 
 // W lanes p[0], p[2], ..., p[2 * (W - 1)]: a read with stride 2 along the vector loop (a
 // pooling window of stride 2, a slice ::2), reading no element past p[2 * W - 2]; `masked`:
-// lanes where m is false 0 and never read. Lane by lane unless an instruction set specializes
-// it (two loads, the second one element short of the first's end, and a shuffle of their even
-// and odd lanes; under a mask, masked loads of the elements the lanes read).
-template <typename T, typename I> struct EvenLoad {
+// lanes where m is false 0 and never read. Lane by lane (EvenLoadLanes) unless an instruction
+// set specializes it (two loads, the second one element short of the first's end, and a shuffle
+// of their even and odd lanes; under a mask, masked loads of the elements the lanes read), or
+// only `load`, keeping the lane-by-lane `masked`.
+template <typename T, typename I> struct EvenLoadLanes {
   static Vec<T, I> load(const T* p) {
     T a[I::width];
     for (int i = 0; i < I::width; ++i) a[i] = p[2 * i];
@@ -758,6 +759,7 @@ template <typename T, typename I> struct EvenLoad {
     return Vec<T, I>::loadu(a);
   }
 };
+template <typename T, typename I> struct EvenLoad : EvenLoadLanes<T, I> {};
 
 // The GEMM's register tiles for T on I (stax_gemm_kernel.h): `mr` rows of A by NR columns of B,
 // NR = gemm_panel_width<T>(I::width) (two vectors of float32, one of float64; stax_gemm_pack.h),
@@ -1489,29 +1491,17 @@ template <> struct TransposeBlock<int64_t, IsaNeon> : NeonTranspose4x4x64<int64_
 
 // Stride-2 reads (EvenLoad): a = p[0..3], b = p[3..6]; uzp1 of a and b rotated by one (b1 b2 b3
 // b0) is p0 p2 p4 p6. float64: uzp1 of p[0..1] and p[2..3], then of p[4..5] and p[5..6] swapped.
-// Under a mask, lane by lane.
-template <> struct EvenLoad<float, IsaNeon> {
+// Under a mask, lane by lane (EvenLoadLanes).
+template <> struct EvenLoad<float, IsaNeon> : EvenLoadLanes<float, IsaNeon> {
   static Vec<float, IsaNeon> load(const float* p) {
     const float32x4_t b = vld1q_f32(p + 3);
     return Vec<float, IsaNeon>(vuzp1q_f32(vld1q_f32(p), vextq_f32(b, b, 1)));
   }
-  static Vec<float, IsaNeon> masked(const float* p, Mask<IsaNeon> m) {
-    float a[4] = {};
-    for (int i = 0; i < 4; ++i)
-      if (m.lane(i)) a[i] = p[2 * i];
-    return Vec<float, IsaNeon>::loadu(a);
-  }
 };
-template <> struct EvenLoad<double, IsaNeon> {
+template <> struct EvenLoad<double, IsaNeon> : EvenLoadLanes<double, IsaNeon> {
   static Vec<double, IsaNeon> load(const double* p) {
     const float64x2_t b = vld1q_f64(p + 5);
     return Vec<double, IsaNeon>(vuzp1q_f64(vld1q_f64(p), vld1q_f64(p + 2)), vuzp1q_f64(vld1q_f64(p + 4), vextq_f64(b, b, 1)));
-  }
-  static Vec<double, IsaNeon> masked(const double* p, Mask<IsaNeon> m) {
-    double a[4] = {};
-    for (int i = 0; i < 4; ++i)
-      if (m.lane(i)) a[i] = p[2 * i];
-    return Vec<double, IsaNeon>::loadu(a);
   }
 };
 

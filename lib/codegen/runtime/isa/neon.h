@@ -577,29 +577,17 @@ template <> struct TransposeBlock<int64_t, IsaNeon> : NeonTranspose4x4x64<int64_
 
 // Stride-2 reads (EvenLoad): a = p[0..3], b = p[3..6]; uzp1 of a and b rotated by one (b1 b2 b3
 // b0) is p0 p2 p4 p6. float64: uzp1 of p[0..1] and p[2..3], then of p[4..5] and p[5..6] swapped.
-// Under a mask, lane by lane.
-template <> struct EvenLoad<float, IsaNeon> {
+// Under a mask, lane by lane (EvenLoadLanes).
+template <> struct EvenLoad<float, IsaNeon> : EvenLoadLanes<float, IsaNeon> {
   static Vec<float, IsaNeon> load(const float* p) {
     const float32x4_t b = vld1q_f32(p + 3);
     return Vec<float, IsaNeon>(vuzp1q_f32(vld1q_f32(p), vextq_f32(b, b, 1)));
   }
-  static Vec<float, IsaNeon> masked(const float* p, Mask<IsaNeon> m) {
-    float a[4] = {};
-    for (int i = 0; i < 4; ++i)
-      if (m.lane(i)) a[i] = p[2 * i];
-    return Vec<float, IsaNeon>::loadu(a);
-  }
 };
-template <> struct EvenLoad<double, IsaNeon> {
+template <> struct EvenLoad<double, IsaNeon> : EvenLoadLanes<double, IsaNeon> {
   static Vec<double, IsaNeon> load(const double* p) {
     const float64x2_t b = vld1q_f64(p + 5);
     return Vec<double, IsaNeon>(vuzp1q_f64(vld1q_f64(p), vld1q_f64(p + 2)), vuzp1q_f64(vld1q_f64(p + 4), vextq_f64(b, b, 1)));
-  }
-  static Vec<double, IsaNeon> masked(const double* p, Mask<IsaNeon> m) {
-    double a[4] = {};
-    for (int i = 0; i < 4; ++i)
-      if (m.lane(i)) a[i] = p[2 * i];
-    return Vec<double, IsaNeon>::loadu(a);
   }
 };
 
