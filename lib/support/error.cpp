@@ -27,4 +27,8 @@ void internal_error(const char* file, int line, const std::string& message) {
                       ": " + message);
 }
 
+void assertion_failed(const char* file, int line, const char* cond, const std::string& message) {
+  internal_error(file, line, std::string("assertion `") + cond + "` failed: " + message);
+}
+
 }  // namespace stax

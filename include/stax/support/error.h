@@ -41,11 +41,13 @@ class InternalError : public std::logic_error {
 };
 
 [[noreturn]] void internal_error(const char* file, int line, const std::string& message);
+// STAX_ASSERT's failure: internal_error with "assertion `COND` failed: MESSAGE".
+[[noreturn]] void assertion_failed(const char* file, int line, const char* cond, const std::string& message);
 
 }  // namespace stax
 
 // Assert an invariant of staxc itself; active in every build type.
 #define STAX_ASSERT(cond, msg)                                                                     \
   do {                                                                                             \
-    if (!(cond)) ::stax::internal_error(__FILE__, __LINE__, std::string("assertion `" #cond "` failed: ") + (msg)); \
+    if (!(cond)) ::stax::assertion_failed(__FILE__, __LINE__, #cond, (msg));                      \
   } while (0)
