@@ -343,11 +343,14 @@ inline void conv_direct_plane(const ConvShape& s, const ConvPadded& pd, const T*
 }
 
 // Where tap k = (ci, ki, kj) of output (0, 0) lies among the padded channels of a group.
+// (Channel 0's taps, then each channel's moved by its plane: no division per k.)
 inline void conv_tap_offsets(const ConvShape& s, const ConvPadded& pd, int64_t* taps) {
-  for (int64_t k = 0; k < s.k(); ++k) {
-    const int64_t ci = k / (s.kh * s.kw), ki = k / s.kw % s.kh, kj = k % s.kw;
-    taps[k] = ci * pd.plane() + (kj * s.dw % s.sw * pd.rows + ki * s.dh) * pd.width + kj * s.dw / s.sw;
-  }
+  const int64_t per_channel = s.kh * s.kw;
+  for (int64_t ki = 0; ki < s.kh; ++ki)
+    for (int64_t kj = 0; kj < s.kw; ++kj)
+      taps[ki * s.kw + kj] = (kj * s.dw % s.sw * pd.rows + ki * s.dh) * pd.width + kj * s.dw / s.sw;
+  for (int64_t ci = 1; ci < s.cin_g(); ++ci)
+    for (int64_t t = 0; t < per_channel; ++t) taps[ci * per_channel + t] = ci * pd.plane() + taps[t];
 }
 
 // The same without the padded copy (when its buffer cannot be allocated): each output row the
