@@ -125,10 +125,12 @@ inline void conv_shift_offsets(const ConvShape& s, const ConvShifted& L, int64_t
 
 // The micro-kernel of gemm_tile with B read in place: C[0:MR, 0:NV * W] = (accumulate ? C : 0) +
 // A * B over one KC block, A a packed panel (element (i, k) at a[k * a_ks + i]), row k of B the
-// NV vectors at b + off[k]. C is whole vectors wide (the block of shifted positions is).
+// NV vectors at b + off[k], then bias[i] added to row i when `bias` is not null (the last KC
+// block written straight into the output). C is whole vectors wide (the block of shifted
+// positions is).
 template <typename T, typename I, int MR, int NV>
 inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, const int64_t* off, T* c, int64_t ldc,
-                            bool accumulate) {
+                            bool accumulate, const T* bias) {
   using V = Vec<T, I>;
   constexpr int W = I::width;
   V acc[MR][NV];
@@ -147,6 +149,12 @@ inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, co
     }
     a += a_ks;
   }
+  if (bias != nullptr) {  // (without one the sum stays as it is: x + 0 would turn -0 into +0)
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+      const V bi(bias[i]);
+      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = acc[i][v] + bi;
+    }
+  }
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
     _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v].storeu(c + i * ldc + v * W);
   }
@@ -154,7 +162,7 @@ inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, co
 
 // The micro-kernels `nr` wide by height: tiles[m - 1] computes m rows (1 <= m <= GemmShape::mr).
 template <typename T>
-using ConvShiftTileFn = void (*)(int64_t, const T*, int64_t, const T*, const int64_t*, T*, int64_t, bool);
+using ConvShiftTileFn = void (*)(int64_t, const T*, int64_t, const T*, const int64_t*, T*, int64_t, bool, const T*);
 template <typename T, typename I, int... Ms>
 inline const ConvShiftTileFn<T>* conv_shift_tiles(int64_t nr, std::integer_sequence<int, Ms...>) {
   static const ConvShiftTileFn<T> table[] = {&conv_shift_tile<T, I, Ms + 1, ConvShiftTile<T, I>::nv>...};
@@ -205,15 +213,23 @@ template <typename T> struct ConvShiftSource {
 // Rows [m0, m1) x shifted positions [p0, p1) of one image and group (p0, p1 whole tiles), B read
 // from `src`: block by block of NC positions and MC rows, the K blocks accumulating into cbuf
 // (mc x nc), then stored; weights not packed ahead are packed per block into abuf.
+// A pointwise convolution of one KC block (K = Cin/g at most KC: ResNet-50's 64 -> 256 and
+// MobileNet-V2's expansions) has nothing to accumulate and its shifted positions are its output
+// positions: its tiles that end inside the output write there directly, the bias added, and only
+// the last, partial one goes through cbuf. (Through cbuf, the copy of every sum to the output was
+// a second pass as long as the tiles' own stores, for 64 to 96 multiply-adds per sum.)
 template <typename T, typename I, typename E>
 inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, const ConvShifted& L,
                              const ConvShiftSource<T>& src, int64_t m0, int64_t m1, int64_t p0, int64_t p1, const E& ep,
                              T* abuf, T* cbuf) {
   using S = GemmShape<T, I>;
-  const int64_t K = q.s->k(), mp = (q.s->cout_g() + plan.mr - 1) / plan.mr * plan.mr;
+  const int64_t K = q.s->k(), N = q.s->spatial(), mp = (q.s->cout_g() + plan.mr - 1) / plan.mr * plan.mr;
   const ConvShiftTileFn<T>* tiles = conv_shift_tiles<T, I>(L.nr, std::make_integer_sequence<int, S::mr>());
+  const bool straight = K <= plan.kc && q.s->pointwise();
   for (int64_t jc = p0; jc < p1; jc += plan.nc) {
     const int64_t nb = plan.nc < p1 - jc ? plan.nc : p1 - jc;
+    // Positions [jc, jc + whole) are tiles written straight into the output.
+    const int64_t whole = !straight || N <= jc ? 0 : (N - jc) / L.nr * L.nr < nb ? (N - jc) / L.nr * L.nr : nb;
     for (int64_t ic = m0; ic < m1; ic += plan.mc) {
       const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
       for (int64_t pc = 0; pc < K; pc += plan.kc) {
@@ -225,12 +241,17 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
           const int64_t* off = (p < src.tail_from ? src.off : src.tail_off) + pc;
           const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
           const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
-          tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0);
+          if (jr < whole)
+            tiles[m - 1](kb, a, plan.mr, b, off, q.out + (ic + ir) * N + p, N, false,
+                         q.bias != nullptr ? q.bias + ic + ir : nullptr);
+          else
+            tiles[m - 1](kb, a, plan.mr, b, off, cbuf + ir * nb + jr, nb, pc > 0, nullptr);
         };
         for (int64_t jr = 0; jr < nb; jr += L.nr)
           for (int64_t ir = 0; ir < mb; ir += plan.mr) tile(ir, jr);
       }
-      conv_shift_store(q, L, cbuf, nb, ic, ic + mb, jc, nb, ep);
+      if (whole > 0) ep(q.image, q.channel0 + ic, q.channel0 + ic + mb, jc, jc + whole, q.out + ic * N + jc, N);
+      if (whole < nb) conv_shift_store(q, L, cbuf + whole, nb, ic, ic + mb, jc + whole, nb - whole, ep);
     }
   }
 }
