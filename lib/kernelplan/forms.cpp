@@ -120,10 +120,6 @@ void plan_column_prefetches(const KernelContext& c, Var v, KernelPlan& kp) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Whether a column reduction's window form applies (every accumulator a plain vector, not
 // argmax/argmin's; the columns not the threads' blocks).
 bool window_fits(const KernelContext& c, const LoopGroup& first, bool blocked) {

@@ -75,6 +75,14 @@ inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, in
   if (lo > hi) lo = hi;
 }
 
+// A per-tap offset table of `channels` channels of `taps` entries, channel 0's already in
+// off[0, taps): each other channel's are channel 0's moved by its place, ci * channel_stride
+// (one addition per entry, not a division: the tables are built per thread and call).
+inline void conv_offsets_by_channel(int64_t* off, int64_t taps, int64_t channels, int64_t channel_stride) {
+  for (int64_t ci = 1; ci < channels; ++ci)
+    for (int64_t t = 0; t < taps; ++t) off[ci * taps + t] = ci * channel_stride + off[t];
+}
+
 // Row k of the patches over columns [j0, j0 + nb), contiguous into row[0:nb]: one segment per
 // output row the columns cross, each the input row of tap (ki, kj) read with the stride (its
 // inside part, the same for every output row, computed once) and zeros outside.
@@ -343,14 +351,11 @@ inline void conv_direct_plane(const ConvShape& s, const ConvPadded& pd, const T*
 }
 
 // Where tap k = (ci, ki, kj) of output (0, 0) lies among the padded channels of a group.
-// (Channel 0's taps, then each channel's moved by its plane: no division per k.)
 inline void conv_tap_offsets(const ConvShape& s, const ConvPadded& pd, int64_t* taps) {
-  const int64_t per_channel = s.kh * s.kw;
   for (int64_t ki = 0; ki < s.kh; ++ki)
     for (int64_t kj = 0; kj < s.kw; ++kj)
       taps[ki * s.kw + kj] = (kj * s.dw % s.sw * pd.rows + ki * s.dh) * pd.width + kj * s.dw / s.sw;
-  for (int64_t ci = 1; ci < s.cin_g(); ++ci)
-    for (int64_t t = 0; t < per_channel; ++t) taps[ci * per_channel + t] = ci * pd.plane() + taps[t];
+  conv_offsets_by_channel(taps, s.kh * s.kw, s.cin_g(), pd.plane());
 }
 
 // The same without the padded copy (when its buffer cannot be allocated): each output row the

@@ -109,18 +109,16 @@ inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T
     }
 }
 
-// Where tap k = (ci, ki, kj) of shifted position 0 lies in the copy: channel 0's taps, then each
-// channel's, those moved by the channel's place. (Computed per thread and call: with five
-// divisions per k, a K of 2304 took 33 us, 5% of ResNet-18's stride-2 layer into 7 x 7.)
+// Where tap k = (ci, ki, kj) of shifted position 0 lies in the copy: channel 0's taps, then the
+// other channels' by conv_offsets_by_channel. (Computed per thread and call: with five divisions
+// per k, a K of 2304 took 33 us, 5% of ResNet-18's stride-2 layer into 7 x 7.)
 inline void conv_shift_offsets(const ConvShape& s, const ConvShifted& L, int64_t* off) {
-  const int64_t taps = s.kh * s.kw;
   for (int64_t ki = 0; ki < s.kh; ++ki)
     for (int64_t kj = 0; kj < s.kw; ++kj) {
       const int64_t phase = ki * s.dh % s.sh * s.sw + kj * s.dw % s.sw;
       off[ki * s.kw + kj] = phase * L.plane + ki * s.dh / s.sh * L.width + kj * s.dw / s.sw;
     }
-  for (int64_t ci = 1; ci < s.cin_g(); ++ci)
-    for (int64_t t = 0; t < taps; ++t) off[ci * taps + t] = ci * L.channel + off[t];
+  conv_offsets_by_channel(off, s.kh * s.kw, s.cin_g(), L.channel);
 }
 
 // The micro-kernel of gemm_tile with B read in place: C[0:MR, 0:NV * W] = (accumulate ? C : 0) +
@@ -228,8 +226,9 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
   const bool straight = K <= plan.kc && q.s->pointwise();
   for (int64_t jc = p0; jc < p1; jc += plan.nc) {
     const int64_t nb = plan.nc < p1 - jc ? plan.nc : p1 - jc;
-    // Positions [jc, jc + whole) are tiles written straight into the output.
-    const int64_t whole = !straight || N <= jc ? 0 : (N - jc) / L.nr * L.nr < nb ? (N - jc) / L.nr * L.nr : nb;
+    // Positions [jc, jc + whole): the block's tiles that end inside the output, written straight.
+    const int64_t inside = straight && jc < N ? (N - jc) / L.nr * L.nr : 0;
+    const int64_t whole = inside < nb ? inside : nb;
     for (int64_t ic = m0; ic < m1; ic += plan.mc) {
       const int64_t mb = plan.mc < m1 - ic ? plan.mc : m1 - ic;
       for (int64_t pc = 0; pc < K; pc += plan.kc) {
