@@ -197,7 +197,12 @@ inline void conv_block(const GemmPlan& plan, const ConvProblem<T>& q, int64_t m0
                        const E& ep, T* abuf, T* bbuf, T* row) {
   const ConvShape& s = *q.s;
   const int64_t K = s.k(), N = s.spatial(), P = plan.nr, mp = (s.cout_g() + plan.mr - 1) / plan.mr * plan.mr;
-  const GemmTileFn<T>* tiles = GemmShape<T, I>::tiles(plan.nr, false);
+  using S = GemmShape<T, I>;
+  const GemmTileFn<T>* tiles = S::tiles(plan.nr, false);
+  // A last panel of at most one vector's columns (196 positions: 6 panels of 32 and 4) by the
+  // tiles one vector wide, which read the same panels.
+  const GemmTileFn<T>* narrow =
+      P == S::nr && S::nv > 1 ? gemm_tiles<T, I, 1, S::nv>(std::make_integer_sequence<int, S::mr>()) : tiles;
   for (int64_t jc = n0; jc < n1; jc += plan.nc) {
     const int64_t nb = plan.nc < n1 - jc ? plan.nc : n1 - jc;
     for (int64_t pc = 0; pc < K; pc += plan.kc) {
@@ -216,7 +221,7 @@ inline void conv_block(const GemmPlan& plan, const ConvProblem<T>& q, int64_t m0
           const int n = static_cast<int>(P < nb - jr ? P : nb - jr);
           const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
           T* ct = q.out + (ic + ir) * N + jc + jr;
-          tiles[m - 1](kb, a, plan.mr, bbuf + jr * kb, P, P * kb, ct, N, n, pc > 0);
+          (n <= I::width ? narrow : tiles)[m - 1](kb, a, plan.mr, bbuf + jr * kb, P, P * kb, ct, N, n, pc > 0);
           if (pc + kb == K) conv_finish(q, ic + ir, ic + ir + m, jc + jr, jc + jr + n, ct, N, ep);
         };
         if (stream_a) {
