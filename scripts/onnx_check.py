@@ -52,6 +52,83 @@ class EncoderBlock(torch.nn.Module):
         return self.layer(x)
 
 
+class EncoderPreNorm(torch.nn.Module):
+    """A pre-norm encoder layer: ReLU, 8 heads of 4, layer norms of eps 1e-6."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(32, 8, 48, dropout=0.0, batch_first=True,
+                                                      norm_first=True, layer_norm_eps=1e-6)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class Gpt2Block(torch.nn.Module):
+    """A GPT-2 block written out: fused QKV projection split three ways, a causal mask from a
+    lower-triangular buffer by masked_fill, tanh-approximated GELU, residuals around pre-norms."""
+
+    def __init__(self, d=32, heads=4, t=16):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.up, self.down = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+        self.register_buffer("causal", torch.tril(torch.ones(t, t)).view(1, 1, t, t))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (d // self.heads) ** 0.5)
+        att = att.masked_fill(self.causal[:, :, :t, :t] == 0, float("-inf")).softmax(dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, d))
+        return x + self.down(torch.nn.functional.gelu(self.up(self.ln2(x)), approximate="tanh"))
+
+
+class LlamaBlock(torch.nn.Module):
+    """A Llama-style block: RMSNorm, rotary position embeddings (rotate_half), grouped-query
+    attention (2 key-value heads for 4 query heads), a SiLU-gated MLP, no biases."""
+
+    def __init__(self, d=32, heads=4, kv_heads=2):
+        super().__init__()
+        self.heads, self.kv, self.hd = heads, kv_heads, d // heads
+        self.q = torch.nn.Linear(d, d, bias=False)
+        self.k = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.v = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.o = torch.nn.Linear(d, d, bias=False)
+        self.gate, self.up = torch.nn.Linear(d, 48, bias=False), torch.nn.Linear(d, 48, bias=False)
+        self.down = torch.nn.Linear(48, d, bias=False)
+        self.w1, self.w2 = torch.nn.Parameter(torch.rand(d) + 0.5), torch.nn.Parameter(torch.rand(d) + 0.5)
+
+    @staticmethod
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+    def rope(self, x, t):
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        f = torch.outer(torch.arange(t).float(), inv)
+        emb = torch.cat((f, f), dim=-1)
+        x1, x2 = x[..., : self.hd // 2], x[..., self.hd // 2:]
+        return x * emb.cos() + torch.cat((-x2, x1), dim=-1) * emb.sin()
+
+    def forward(self, x):
+        b, t, d = x.shape
+        h = self.rms(x, self.w1)
+        q = self.rope(self.q(h).view(b, t, self.heads, self.hd).transpose(1, 2), t)
+        k = self.rope(self.k(h).view(b, t, self.kv, self.hd).transpose(1, 2), t)
+        v = self.v(h).view(b, t, self.kv, self.hd).transpose(1, 2)
+        # Each key-value head repeated for its query heads as Hugging Face's repeat_kv does
+        # (torch 1.13 exports repeat_interleave of a computed tensor with a wrong Reshape).
+        rep = self.heads // self.kv
+        k, v = (z[:, :, None].expand(b, self.kv, rep, t, self.hd).reshape(b, self.heads, t, self.hd) for z in (k, v))
+        mask = torch.full((t, t), float("-inf")).triu(1)
+        att = ((q @ k.transpose(-2, -1)) / self.hd ** 0.5 + mask).softmax(-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(b, t, d))
+        h = self.rms(x, self.w2)
+        return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
+
+
 class DecoderBlock(torch.nn.Module):
     """A pre-norm decoder layer with a causal mask (Trilu from opset 14)."""
 
@@ -117,8 +194,17 @@ CASES = {
     "convnext_tiny": (vision("convnext_tiny"), [IMAGE], "f"),
     "vit_b_16": (vision("vit_b_16", image_size=32), [(1, 3, 32, 32)], "f"),
     "swin_t": (vision("swin_t"), [IMAGE], "f"),
+    "inception_v3": (vision("inception_v3", aux_logits=False, init_weights=False), [(1, 3, 96, 96)], "f"),
+    "resnext50_32x4d": (vision("resnext50_32x4d"), [IMAGE], "f"),
+    "regnet_y_400mf": (vision("regnet_y_400mf"), [IMAGE], "f"),
+    "mobilenet_v3_large": (vision("mobilenet_v3_large"), [IMAGE], "f"),
+    "efficientnet_v2_s": (vision("efficientnet_v2_s"), [IMAGE], "f"),
+    "maxvit_t": (vision("maxvit_t"), [(1, 3, 224, 224)], "f"),
     "encoder_block": (EncoderBlock, [(2, 7, 32)], "f"),
+    "encoder_prenorm": (EncoderPreNorm, [(2, 7, 32)], "f"),
     "decoder_block": (DecoderBlock, [(2, 5, 32), (2, 6, 32)], "ff"),
+    "gpt2_block": (Gpt2Block, [(2, 16, 32)], "f"),
+    "llama_block": (LlamaBlock, [(2, 10, 32)], "f"),
     "tiny_bert": (TinyBert, [(2, 9), (2, 9)], "im"),
     "shape_ops": (ShapeOps, [(2, 12)], "f"),
 }

@@ -116,6 +116,7 @@ void add_shape_mappers(MapperTable& table);
 void add_index_mappers(MapperTable& table);
 void add_nn_mappers(MapperTable& table);
 void add_reduce_mappers(MapperTable& table);
+void add_einsum_mapper(MapperTable& table);
 // Every supported op type of the default domain -> its mapper.
 const MapperTable& mapper_table();
 

@@ -126,6 +126,7 @@ const MapperTable& mapper_table() {
     add_index_mappers(t);
     add_nn_mappers(t);
     add_reduce_mappers(t);
+    add_einsum_mapper(t);
     return t;
   }();
   return table;

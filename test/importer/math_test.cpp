@@ -1,6 +1,7 @@
 // Gemm, MatMul, Softmax / LogSoftmax in both axis semantics, LayerNormalization, reductions,
-// ArgMax / ArgMin, CumSum: against values computed here.
+// ArgMax / ArgMin, CumSum, Einsum: against values computed here.
 #include <cmath>
+#include <map>
 
 #include "op_check.h"
 
@@ -164,6 +165,92 @@ TEST(ImportReduce, ArgMaxArgMinCumSum) {
   check_op({"CumSum", {x, i64({}, {1})}, f32({2, 3}, {1, 6, 11, 7, 7, 14})});
   check_op({"CumSum", {i32({3}, {1, 2, 3}), i32({}, {0})}, i32({3}, {1, 3, 6})});
   EXPECT_IMPORT_ERROR(single_node({"CumSum", {x, i64({}, {1})}, x, {attr_i("reverse", 1)}}, false), "reverse = 1");
+}
+
+// Einsum by its definition: every assignment of the labels, the product of the operands'
+// elements summed into the output's (`eq` without an ellipsis; `out_dtype` the inputs').
+Tensor naive_einsum(const std::string& eq, const std::vector<Tensor>& xs) {
+  std::size_t arrow = eq.find("->");
+  std::vector<std::string> terms;
+  for (std::size_t s = 0;;) {
+    std::size_t comma = eq.find(',', s);
+    terms.push_back(eq.substr(s, std::min(comma, arrow) - s));
+    if (comma == std::string::npos || comma > arrow) break;
+    s = comma + 1;
+  }
+  std::string out = eq.substr(arrow + 2), all;
+  std::map<char, int64_t> size;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    for (std::size_t d = 0; d < terms[i].size(); ++d) {
+      size[terms[i][d]] = std::max<int64_t>(size[terms[i][d]], xs[i].shape()[d]);
+      if (all.find(terms[i][d]) == std::string::npos) all.push_back(terms[i][d]);
+    }
+  Shape out_shape;
+  for (char ch : out) out_shape.push_back(size[ch]);
+  Tensor y(xs[0].dtype(), out_shape);
+  std::vector<double> acc(static_cast<std::size_t>(y.numel()), 0.0);
+  std::map<char, int64_t> at;
+  for (char ch : all) at[ch] = 0;
+  for (;;) {
+    double p = 1;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      int64_t flat = 0;
+      for (std::size_t d = 0; d < terms[i].size(); ++d) {
+        int64_t n = xs[i].shape()[d];
+        flat = flat * n + (n == 1 ? 0 : at[terms[i][d]]);  // a dim of 1 broadcasts
+      }
+      p *= xs[i].get_double(flat);
+    }
+    int64_t o = 0;
+    for (char ch : out) o = o * size[ch] + at[ch];
+    acc[static_cast<std::size_t>(o)] += p;
+    std::size_t k = all.size();
+    while (k > 0 && ++at[all[k - 1]] == size[all[k - 1]]) at[all[--k]] = 0;
+    if (k == 0) break;
+  }
+  for (int64_t i = 0; i < y.numel(); ++i) y.set_double(i, acc[static_cast<std::size_t>(i)]);
+  return y;
+}
+
+TEST(ImportEinsum, ContractionsAsMatmuls) {
+  Tensor a = iota(DType::Float32, {2, 3}, -1, 0.5), b = iota(DType::Float32, {3, 4}, 2, -0.25);
+  Tensor v = f32({3}, {1, -2, 0.5f}), w = f32({4}, {2, 1, -1, 3});
+  auto check = [](const std::string& eq, const std::vector<Tensor>& xs, const std::string& expanded) {
+    check_op({"Einsum", xs, naive_einsum(expanded, xs), {attr_s("equation", eq)}, 13, 1e-6});
+  };
+  check("i,j->ij", {v, w}, "i,j->ij");                 // torch.outer
+  check("ij,jk->ik", {a, b}, "ij,jk->ik");
+  check("ij,jk", {a, b}, "ij,jk->ik");                 // implicit output: labels used once, sorted
+  check("ji,jk->ki", {b, b}, "ji,jk->ki");
+  check("ij->ji", {a}, "ij->ji");
+  check("ij->", {a}, "ij->");
+  check("ij -> j", {a}, "ij->j");
+  check("i,i->", {v, v}, "i,i->");                     // a dot product: a 0-d result
+  check("ij,jk,kl->il", {a, b, iota(DType::Float32, {4, 2}, 1, 0.5)}, "ij,jk,kl->il");
+  check("ij,kl->", {a, b}, "ij,kl->");                 // labels summed within each operand first
+  Tensor q = iota(DType::Float32, {2, 2, 3, 4}, -2, 0.1), k = iota(DType::Float32, {2, 2, 5, 4}, 1, -0.07);
+  check("bhqd,bhkd->bhqk", {q, k}, "bhqd,bhkd->bhqk");  // attention scores
+  check("bhqk,bhkd->bqhd", {naive_einsum("bhqd,bhkd->bhqk", {q, k}), k}, "bhqk,bhkd->bqhd");
+  // The ellipsis: the same broadcast dims everywhere, aligned at the right.
+  Tensor e1 = iota(DType::Float32, {2, 1, 2, 3}), e2 = iota(DType::Float32, {1, 3, 3, 2}, 1);
+  check("...ij,...jk->...ik", {e1, e2}, "abij,abjk->abik");
+  check("...ij->...ji", {e1}, "abij->abji");
+  check("i...,i...", {iota(DType::Float32, {3, 2}), iota(DType::Float32, {3, 2}, 1)}, "ia,ia->a");
+  // Integers: int64 products; int32 sums cast back to int32, as PyTorch's einsum keeps the type.
+  check("ij,j->i", {i64({2, 2}, {1, 2, 3, 4}), i64({2}, {5, 6})}, "ij,j->i");
+  check("ij->i", {i32({2, 2}, {1, 2, 3, 4})}, "ij->i");
+  check("ij,kl->", {i32({2, 2}, {1, 2, 3, 4}), i32({1, 2}, {-1, 3})}, "ij,kl->");
+}
+
+TEST(ImportEinsum, RefusedForms) {
+  Tensor a = iota(DType::Float32, {3, 3});
+  auto fails = [&](const std::string& eq, const std::vector<Tensor>& xs, const char* fragment) {
+    EXPECT_IMPORT_ERROR(single_node({"Einsum", xs, f32({3}, {}), {attr_s("equation", eq)}}, false), fragment);
+  };
+  fails("ii->i", {a}, "repeats a label (a diagonal), which is not supported");
+  // What ONNX's shape inference finds first, naming the node.
+  fails("ij,jk->ik", {a}, "does not match the operands in the equation");
+  fails("ijk->i", {a}, "Rank of input 0 does not match");
 }
 
 }  // namespace
