@@ -129,6 +129,21 @@ class LlamaBlock(torch.nn.Module):
         return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
+class NormsActs(torch.nn.Module):
+    """GroupNorm and InstanceNorm (ONNX InstanceNormalization), SELU, CELU, Mish, LogSigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.gn = torch.nn.GroupNorm(4, 8)
+        self.inorm = torch.nn.InstanceNorm2d(8, affine=True)
+
+    def forward(self, x):
+        h = torch.nn.functional.selu(self.gn(self.conv(x)))
+        h = torch.nn.functional.celu(self.inorm(h), alpha=0.5)
+        return torch.nn.functional.mish(h) + torch.nn.functional.logsigmoid(h)
+
+
 class DecoderBlock(torch.nn.Module):
     """A pre-norm decoder layer with a causal mask (Trilu from opset 14)."""
 
@@ -204,6 +219,7 @@ CASES = {
     "encoder_prenorm": (EncoderPreNorm, [(2, 7, 32)], "f"),
     "decoder_block": (DecoderBlock, [(2, 5, 32), (2, 6, 32)], "ff"),
     "gpt2_block": (Gpt2Block, [(2, 16, 32)], "f"),
+    "norms_acts": (NormsActs, [(2, 3, 12, 12)], "f"),
     "llama_block": (LlamaBlock, [(2, 10, 32)], "f"),
     "tiny_bert": (TinyBert, [(2, 9), (2, 9)], "im"),
     "shape_ops": (ShapeOps, [(2, 12)], "f"),

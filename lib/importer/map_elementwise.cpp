@@ -60,6 +60,31 @@ void map_elu(NodeCtx& c) {
   c.set_node(0, with(op_node("elu", {c.arg(0)}), {{"alpha", float_attr_json(c.attr_float("alpha", 1.0f), c.dtype(0))}}), c.dtype(0), c.shape(0));
 }
 
+// Selu: gamma * elu(x, alpha); ONNX's default alpha and gamma are PyTorch's SELU constants
+// rounded to float32.
+void map_selu(NodeCtx& c) {
+  const DType dt = c.dtype(0);
+  float alpha = c.attr_float("alpha", 1.67326319217681884765625f), gamma = c.attr_float("gamma", 1.05070102214813232421875f);
+  Json elu = with(op_node("elu", {c.arg(0)}), {{"alpha", float_attr_json(alpha, dt)}});
+  c.set_node(0, op_node("mul", {std::move(elu), float_attr_json(gamma, dt)}), dt, c.shape(0));
+}
+
+// Celu: x where x > 0, alpha * expm1(x / alpha) elsewhere (PyTorch's celu).
+void map_celu(NodeCtx& c) {
+  const DType dt = c.dtype(0);
+  float alpha = c.attr_float("alpha", 1.0f);
+  if (alpha == 0.0f) c.fail("alpha must not be 0");
+  Json neg = op_node("mul", {op_node("expm1", {op_node("div", {c.arg(0), float_attr_json(alpha, dt)})}), float_attr_json(alpha, dt)});
+  c.set_node(0, op_node("where", {op_node("gt", {c.arg(0), 0}), c.arg(0), std::move(neg)}), dt, c.shape(0));
+}
+
+// ThresholdedRelu: x where x > alpha, 0 elsewhere.
+void map_thresholded_relu(NodeCtx& c) {
+  const DType dt = c.dtype(0);
+  Json cond = op_node("gt", {c.arg(0), float_attr_json(c.attr_float("alpha", 1.0f), dt)});
+  c.set_node(0, op_node("where", {std::move(cond), c.arg(0), float_attr_json(0.0f, dt)}), dt, c.shape(0));
+}
+
 // HardSigmoid is max(0, min(1, alpha * x + beta)); PyTorch's hardsigmoid is the case alpha = 1/6
 // (as a float32), beta = 0.5, which torch.onnx.export writes.
 void map_hard_sigmoid(NodeCtx& c) {
@@ -227,6 +252,9 @@ void add_elementwise_mappers(MapperTable& table) {
   table["Identity"] = map_identity;
   table["LeakyRelu"] = map_leaky_relu;
   table["Elu"] = map_elu;
+  table["Selu"] = map_selu;
+  table["Celu"] = map_celu;
+  table["ThresholdedRelu"] = map_thresholded_relu;
   table["HardSigmoid"] = map_hard_sigmoid;
   table["Softsign"] = map_softsign;
   table["PRelu"] = map_prelu;

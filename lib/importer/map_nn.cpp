@@ -7,6 +7,7 @@
 // is computed both ONNX's way and PyTorch's (which drops a last window starting in the right
 // padding under ceil_mode); where they differ the node is refused.
 #include <algorithm>
+#include <cmath>
 
 #include "map_util.h"
 
@@ -203,6 +204,25 @@ void map_batch_norm(NodeCtx& c) {
   c.set_node(0, with(std::move(node), {{"eps", float_attr_json(eps, c.dtype(0))}}), c.dtype(0), x);
 }
 
+// InstanceNormalization: each (image, channel)'s spatial dims normalized (biased variance),
+// then scale and B per channel: layer_norm over the spatial dims, a mul and an add. PyTorch's
+// InstanceNorm and GroupNorm export to it (GroupNorm with a reshape around, scale 1 and B 0).
+void map_instance_norm(NodeCtx& c) {
+  require_float(c, 0, "InstanceNormalization normalizes floats");
+  const Shape& x = c.shape(0);
+  if (x.size() < 3) c.fail("the input must be [N, C, D1, ...], got " + shape_str(x));
+  for (std::size_t i = 1; i <= 2; ++i)
+    if (c.shape(i) != Shape{x[1]}) c.fail("input " + std::to_string(i) + " " + shape_str(c.shape(i)) + " is not [C] = [" + std::to_string(x[1]) + "]");
+  float eps = c.attr_float("epsilon", 1e-5f);
+  if (!(eps >= 0.0f) || !std::isfinite(eps)) c.fail("epsilon must be finite and >= 0");
+  Json norm = op_node("layer_norm", {c.arg(0), Json(), Json()});
+  norm = with(std::move(norm), {{"normalized_shape", Shape(x.begin() + 2, x.end())}, {"eps", float_attr_json(eps, c.dtype(0))}});
+  Shape per_channel(x.size() - 1, 1);
+  per_channel[0] = x[1];
+  Json node = op_node("mul", {std::move(norm), reshape_node(c.arg(1), per_channel)});
+  c.set_node(0, op_node("add", {std::move(node), reshape_node(c.arg(2), per_channel)}), c.dtype(0), x);
+}
+
 }  // namespace
 
 void add_nn_mappers(MapperTable& table) {
@@ -212,6 +232,7 @@ void add_nn_mappers(MapperTable& table) {
   table["GlobalAveragePool"] = map_global_pool;
   table["GlobalMaxPool"] = map_global_pool;
   table["BatchNormalization"] = map_batch_norm;
+  table["InstanceNormalization"] = map_instance_norm;
 }
 
 }  // namespace stax::importer::detail

@@ -53,6 +53,21 @@ TEST(ImportElementwise, Activations) {
   check_op({"HardSigmoid", {x}, f32({4}, {0, 0, 1, 1}), {attr_f("alpha", 2.0f), attr_f("beta", 1.0f)}});
   check_op({"Softsign", {x}, f32({4}, {-2.0f / 3, -0.5f / 1.5f, 0.5f / 1.5f, 0.8f}), {}, 13, 1e-6});
   check_op({"PRelu", {x, f32({1}, {0.25f})}, f32({4}, {-0.5f, -0.125f, 0.5f, 4})});
+  // Selu with ONNX's defaults (PyTorch's constants in float32), Celu, ThresholdedRelu.
+  const double a = 1.67326319217681884765625, g = 1.05070102214813232421875;
+  Tensor selu(DType::Float32, {4}), selu2(DType::Float32, {4}), celu(DType::Float32, {4});
+  for (int64_t i = 0; i < 4; ++i) {
+    double v = x.get_double(i);
+    selu.set_double(i, v > 0 ? g * v : g * a * std::expm1(v));
+    selu2.set_double(i, v > 0 ? 2 * v : 2 * 0.5 * std::expm1(v));
+    celu.set_double(i, v > 0 ? v : 2 * std::expm1(v / 2));
+  }
+  check_op({"Selu", {x}, selu, {}, 13, 1e-6});
+  check_op({"Selu", {x}, selu2, {attr_f("alpha", 0.5f), attr_f("gamma", 2.0f)}, 13, 1e-6});
+  check_op({"Celu", {x}, celu, {attr_f("alpha", 2.0f)}, 13, 1e-6});
+  check_op({"ThresholdedRelu", {x}, f32({4}, {0, 0, 0, 4})});
+  check_op({"ThresholdedRelu", {x}, f32({4}, {0, 0, 0.5f, 4}), {attr_f("alpha", 0.25f)}});
+  EXPECT_IMPORT_ERROR(single_node({"Celu", {x}, x, {attr_f("alpha", 0.0f)}}, false), "alpha must not be 0");
 }
 
 // Ops the graph format has but the front end may not take yet: the document is checked.

@@ -1,6 +1,8 @@
 // Convolution, pooling and batch normalization. Their stax ops are checked in the document
 // (conv2d, max_pool2d, avg_pool2d, batch_norm); the global pools, which map to reductions, by
 // their values.
+#include <cmath>
+
 #include "op_check.h"
 
 namespace stax::testing {
@@ -161,6 +163,29 @@ TEST(ImportBatchNorm, InferenceForm) {
   bn->add_output("running_mean");
   bn->add_output("running_var");
   EXPECT_IMPORT_ERROR(m, "training_mode = 1 is not supported");
+}
+
+// InstanceNormalization (PyTorch's InstanceNorm and GroupNorm): each (image, channel) normalized
+// over its spatial dims with the biased variance, then scale and B per channel.
+TEST(ImportInstanceNorm, PerImageAndChannel) {
+  Tensor x = iota(DType::Float32, {2, 3, 4}, -3, 0.7), scale = f32({3}, {1, 2, -0.5f}), bias = f32({3}, {0, 1, 3});
+  Tensor want(DType::Float32, {2, 3, 4});
+  for (int64_t nc = 0; nc < 6; ++nc) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < 4; ++i) mean += x.get_double(nc * 4 + i) / 4;
+    for (int64_t i = 0; i < 4; ++i) var += (x.get_double(nc * 4 + i) - mean) * (x.get_double(nc * 4 + i) - mean) / 4;
+    for (int64_t i = 0; i < 4; ++i)
+      want.set_double(nc * 4 + i, (x.get_double(nc * 4 + i) - mean) / std::sqrt(var + 1e-3) * scale.get_double(nc % 3) +
+                                      bias.get_double(nc % 3));
+  }
+  check_op({"InstanceNormalization", {x, scale, bias}, want, {attr_f("epsilon", 1e-3f)}, 13, 1e-5});
+  Tensor x4 = iota(DType::Float32, {1, 2, 2, 3}, 1, 0.25);
+  Tensor want4(DType::Float32, {1, 2, 2, 3});
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t i = 0; i < 6; ++i)  // each channel: 6 values a step of 0.25 apart, variance 35/12 steps^2
+      want4.set_double(c * 6 + i, (i - 2.5) * 0.25 / std::sqrt(35.0 / 12 * 0.0625 + 1e-5));
+  check_op({"InstanceNormalization", {x4, f32({2}, {1, 1}), f32({2}, {0, 0})}, want4, {}, 13, 1e-5});
+  EXPECT_IMPORT_ERROR(single_node({"InstanceNormalization", {x, f32({2}, {1, 1}), bias}, x}, false), "is not [C] = [3]");
 }
 
 }  // namespace
