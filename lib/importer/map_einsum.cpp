@@ -149,15 +149,12 @@ Term contract(const NodeCtx& c, Term a, Term b, const Labels& keep) {
   a_shape.push_back(product(a, nb + a_free.size(), inner.size()));
   b_shape.push_back(product(b, nb, inner.size()));
   b_shape.push_back(product(b, nb + inner.size(), b_free.size()));
+  // The product is [batch..., M, N]; the free dims it flattened come back as they were.
   Shape out = broadcast(c, Shape(a_shape.begin(), a_shape.end() - 2), Shape(b_shape.begin(), b_shape.end() - 2));
-  const Shape batch_shape = out;
-  for (std::size_t d = nb; d < a.shape.size() - inner.size(); ++d) out.push_back(a.shape[d]);
-  for (std::size_t d = nb + inner.size(); d < b.shape.size(); ++d) out.push_back(b.shape[d]);
+  out.insert(out.end(), a.shape.begin() + static_cast<std::ptrdiff_t>(nb), a.shape.end() - static_cast<std::ptrdiff_t>(inner.size()));
+  out.insert(out.end(), b.shape.begin() + static_cast<std::ptrdiff_t>(nb + inner.size()), b.shape.end());
   Json node = op_node("matmul", {reshape_node(std::move(a.node), a_shape), reshape_node(std::move(b.node), b_shape)});
-  Shape mm = batch_shape;
-  mm.push_back(a_shape[nb]);
-  mm.push_back(b_shape[nb + 1]);
-  if (mm != out) node = reshape_node(std::move(node), out);
+  if (a_free.size() != 1 || b_free.size() != 1) node = reshape_node(std::move(node), out);
   return Term{std::move(node), batch + a_free + b_free, out};
 }
 

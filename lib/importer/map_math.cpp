@@ -122,8 +122,7 @@ void map_layer_norm(NodeCtx& c) {
   auto rank = static_cast<int64_t>(shape.size());
   int64_t axis = normalize_axis(c, c.attr_int("axis", -1), rank, "axis");
   Shape normalized(shape.begin() + axis, shape.end());
-  float eps = c.attr_float("epsilon", 1e-5f);
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) c.fail("epsilon must be finite and >= 0");
+  float eps = epsilon_attr(c);
   bool exact = c.shape(1) == normalized && (!c.has_input(2) || c.shape(2) == normalized);
   Json node = op_node("layer_norm", {c.arg(0)});
   node["args"].push_back(exact ? c.arg(1) : Json());

@@ -7,7 +7,6 @@
 // is computed both ONNX's way and PyTorch's (which drops a last window starting in the right
 // padding under ceil_mode); where they differ the node is refused.
 #include <algorithm>
-#include <cmath>
 
 #include "map_util.h"
 
@@ -213,8 +212,7 @@ void map_instance_norm(NodeCtx& c) {
   if (x.size() < 3) c.fail("the input must be [N, C, D1, ...], got " + shape_str(x));
   for (std::size_t i = 1; i <= 2; ++i)
     if (c.shape(i) != Shape{x[1]}) c.fail("input " + std::to_string(i) + " " + shape_str(c.shape(i)) + " is not [C] = [" + std::to_string(x[1]) + "]");
-  float eps = c.attr_float("epsilon", 1e-5f);
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) c.fail("epsilon must be finite and >= 0");
+  float eps = epsilon_attr(c);
   Json norm = op_node("layer_norm", {c.arg(0), Json(), Json()});
   norm = with(std::move(norm), {{"normalized_shape", Shape(x.begin() + 2, x.end())}, {"eps", float_attr_json(eps, c.dtype(0))}});
   Shape per_channel(x.size() - 1, 1);

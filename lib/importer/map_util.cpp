@@ -1,6 +1,7 @@
 #include "map_util.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "stax/graph/promote.h"
 
@@ -30,6 +31,12 @@ Shape broadcast(const NodeCtx& c, const Shape& a, const Shape& b) {
 void require_float(const NodeCtx& c, std::size_t i, std::string_view why) {
   if (!is_floating(c.dtype(i)))
     c.fail("input " + std::to_string(i) + " is " + std::string(dtype_name(c.dtype(i))) + ": " + std::string(why));
+}
+
+float epsilon_attr(const NodeCtx& c) {
+  float eps = c.attr_float("epsilon", 1e-5f);
+  if (!(eps >= 0.0f) || !std::isfinite(eps)) c.fail("epsilon must be finite and >= 0");
+  return eps;
 }
 
 Json reshape_node(Json x, const Shape& shape) {

@@ -19,6 +19,8 @@ std::vector<int64_t> normalize_axes(const NodeCtx& c, std::vector<int64_t> axes,
 Shape broadcast(const NodeCtx& c, const Shape& a, const Shape& b);
 // The element type must be float32 or float64 (the stax op takes floats only).
 void require_float(const NodeCtx& c, std::size_t i, std::string_view why);
+// A normalization's `epsilon` attribute (default 1e-5); fails unless finite and >= 0.
+float epsilon_attr(const NodeCtx& c);
 
 // {"op": "reshape", "args": [x], "shape": shape}
 Json reshape_node(Json x, const Shape& shape);
