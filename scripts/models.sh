@@ -10,6 +10,12 @@
 # 15 minutes on 2 cores; run nothing else meanwhile, the figures are times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for arg in "$@"; do
+  if [[ "$arg" == -h || "$arg" == --help ]]; then  # before installing or building anything
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+  fi
+done
 
 scripts/setup.sh --models
 build=${BUILD_DIR:-build}

@@ -186,21 +186,30 @@ void check_conv() {
     check_shape<double>(s, seed);
     seed += 3;
   }
-  // The same bits on 1 and 2 threads, batch 1 (threads within the product) and 4 (over images).
+  // The same bits on 1, 2 and 3 threads (the chunks dealt out to them differ), batch 1 (threads
+  // within the product) and 4 (over images): a shifted copy of the input split by positions and
+  // by channels, a pointwise input read in place, C^T, and the direct loops.
   const int threads = omp_get_max_threads();
+  const int64_t kThreadShapes[][11] = {
+      {1, 32, 28, 28, 48, 3, 3, 1, 1, 1, 1},     {1, 64, 28, 28, 128, 3, 3, 1, 1, 1, 1},
+      {1, 32, 28, 28, 48, 1, 1, 1, 0, 1, 1},     {1, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1},
+      {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},
+  };
   for (int64_t n : {1, 4})
-  for (int64_t k : {3, 1, 2}) {  // a shifted copy of the input; a pointwise input read in place; C^T
-    const ConvShape s = k == 2 ? shape(n, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1) : shape(n, 32, 28, 28, 48, k, k, 1, k / 2, 1, 1);
-    const ConvData<float> d = data_for<float>(s, 99);
-    omp_set_num_threads(1);
-    const std::vector<float> one = run(s, d, true, true);
-    omp_set_num_threads(2);
-    const std::vector<float> two = run(s, d, true, true), per_call = run(s, d, true, false);
-    CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0 &&
-              std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0,
-          "n %lld k %lld: the bits differ between 1 and 2 threads or packed ahead and per call", static_cast<long long>(n),
-          static_cast<long long>(k));
-  }
+    for (const auto& v : kThreadShapes) {
+      ConvShape s = shape(n, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+      s.direct = v[10] > 1;
+      const ConvData<float> d = data_for<float>(s, 99);
+      omp_set_num_threads(1);
+      const std::vector<float> one = run(s, d, true, true);
+      for (int t : {2, 3}) {
+        omp_set_num_threads(t);
+        const std::vector<float> many = run(s, d, true, true), per_call = run(s, d, true, false);
+        CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0 &&
+                  std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0,
+              "%s: the bits differ between 1 and %d threads or packed ahead and per call", describe(s).c_str(), t);
+      }
+    }
   omp_set_num_threads(threads);
   // The epilogue: each element once, after the bias; channels and positions of the whole output;
   // through the GEMM (both paths of the patches) and the direct loops.

@@ -394,47 +394,61 @@ inline void conv_direct_plane_unpadded(const ConvShape& s, const T* x, const T* 
   }
 }
 
-// Every (image, group): its input channels copied into the padded buffer of the thread's (its
-// padding zeroed once per call), then each of its output channels' planes, the epilogue on each
-// plane as it is finished; the (image, group) pairs spread over the threads, a contiguous run
-// each. Nothing per plane divides: the shape's derived sizes (K, Cin/g, Cout/g), the padded
-// rows' bounds and the (image, group) of each unit, computed per plane, took 8-14% of
-// MobileNet-V2's depthwise layers (7 x 7 to 56 x 56 planes, a few hundred cycles each).
+// Units (image-and-group pairs) [u0, u1) of the direct loops on the calling thread: each one's
+// input channels copied into the thread's padded buffer (`padded`, its padding zero; null when it
+// could not be allocated: the unpadded loops), then each of its output channels' planes, the
+// epilogue on each plane as it is finished. `taps`: conv_tap_offsets, then conv_pad_bounds.
+template <typename T, typename I, typename E>
+inline void conv_direct_units(const ConvShape& s, const ConvPadded& pd, const T* x, const T* w, const T* bias, T* out,
+                              const E& ep, T* padded, const int64_t* taps, int64_t u0, int64_t u1) {
+  const int64_t N = s.spatial(), K = s.k(), cin_g = s.cin_g(), cout_g = s.cout_g(), in_plane = s.h * s.w;
+  int64_t image = u0 / s.groups, g = u0 % s.groups;
+  for (int64_t u = u0; u < u1; ++u) {
+    const T* xg = x + (image * s.c + g * cin_g) * in_plane;
+    if (padded != nullptr)
+      for (int64_t ci = 0; ci < cin_g; ++ci)
+        conv_pad_plane<T, I>(s, pd, taps + K, xg + ci * in_plane, padded + ci * pd.plane());
+    for (int64_t oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {
+      T* o = out + (image * s.cout + oc) * N;
+      if (padded != nullptr) conv_direct_plane<T, I>(s, pd, K, padded, taps, w, bias, oc, o);
+      else conv_direct_plane_unpadded<T, I>(s, x + image * s.c * in_plane, w, bias, oc, o);
+      ep(image, oc, oc + 1, int64_t(0), N, o, N);
+    }
+    if (++g == s.groups) g = 0, ++image;
+  }
+}
+
+// Every (image, group) through the direct loops, dealt out to the threads in runs of consecutive
+// units, four runs per thread (gemm_next_chunk), each thread's padded buffer zeroed once per call
+// before its first run. Nothing per plane divides: the shape's derived sizes (K, Cin/g,
+// Cout/g), the padded rows' bounds and the (image, group) of each unit, computed per plane, took
+// 8-14% of MobileNet-V2's depthwise layers (7 x 7 to 56 x 56 planes, a few hundred cycles each).
 template <typename T, typename I, typename E>
 inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bias, T* out, const E& ep) {
   const ConvPadded pd(s, Vec<T, I>::size);
-  const int64_t units = s.n * s.groups, N = s.spatial(), K = s.k(), cin_g = s.cin_g(), cout_g = s.cout_g();
-  const int64_t in_plane = s.h * s.w;
+  const int64_t units = s.n * s.groups, K = s.k();
   // A thread takes at least ~2^16 multiply-adds (a plane of 56 x 56 with a 3 x 3 kernel is 2^15).
-  const bool parallel = units > 1 && s.n * s.cout * N * K >= (int64_t(1) << 16);
+  const bool parallel = units > 1 && s.n * s.cout * s.spatial() * K >= (int64_t(1) << 16);
+  int64_t next_chunk = 0;
 #pragma omp parallel if (parallel)
   {
-    const GemmTeam team = gemm_team();
-    const int64_t u0 = units * team.t / team.threads, u1 = units * (team.t + 1) / team.threads;
-    const std::size_t elements = static_cast<std::size_t>(cin_g * pd.plane());
-    T* padded = u0 < u1 ? static_cast<T*>(gemm_buffer(1).get(sizeof(T) * elements)) : nullptr;
-    // The tap offsets (K), then the phases' bounds (2 sw).
-    const std::size_t words = static_cast<std::size_t>(K + 2 * pd.phases);
-    int64_t* taps = static_cast<int64_t*>(gemm_buffer(0).get(sizeof(int64_t) * words));
-    if (taps == nullptr) padded = nullptr;
-    if (padded != nullptr) {
-      conv_zero(padded, static_cast<int64_t>(elements));
-      conv_tap_offsets(s, pd, taps);
-      conv_pad_bounds(s, pd, taps + K);
-    }
-    int64_t image = u0 / s.groups, g = u0 % s.groups;
-    for (int64_t u = u0; u < u1; ++u) {
-      const T* xg = x + (image * s.c + g * cin_g) * in_plane;
-      if (padded != nullptr)
-        for (int64_t ci = 0; ci < cin_g; ++ci)
-          conv_pad_plane<T, I>(s, pd, taps + K, xg + ci * in_plane, padded + ci * pd.plane());
-      for (int64_t oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {
-        T* o = out + (image * s.cout + oc) * N;
-        if (padded != nullptr) conv_direct_plane<T, I>(s, pd, K, padded, taps, w, bias, oc, o);
-        else conv_direct_plane_unpadded<T, I>(s, x + image * s.c * in_plane, w, bias, oc, o);
-        ep(image, oc, oc + 1, int64_t(0), N, o, N);
+    const int threads = gemm_team().threads;
+    const int64_t chunks = units < 4 * threads ? units : 4 * threads;
+    T* padded = nullptr;
+    int64_t* taps = nullptr;
+    for (int64_t c; (c = gemm_next_chunk(next_chunk, chunks)) >= 0;) {
+      if (taps == nullptr) {  // the thread's first run
+        const std::size_t elements = static_cast<std::size_t>(s.cin_g() * pd.plane());
+        // The tap offsets (K), then the phases' bounds (2 sw).
+        taps = static_cast<int64_t*>(gemm_buffer(0).get(sizeof(int64_t) * static_cast<std::size_t>(K + 2 * pd.phases)));
+        padded = taps != nullptr ? static_cast<T*>(gemm_buffer(1).get(sizeof(T) * elements)) : nullptr;
+        if (padded != nullptr) {
+          conv_zero(padded, static_cast<int64_t>(elements));
+          conv_tap_offsets(s, pd, taps);
+          conv_pad_bounds(s, pd, taps + K);
+        }
       }
-      if (++g == s.groups) g = 0, ++image;
+      conv_direct_units<T, I>(s, pd, x, w, bias, out, ep, padded, taps, units * c / chunks, units * (c + 1) / chunks);
     }
   }
 }
@@ -477,8 +491,9 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // the patches in place (a pointwise convolution's input as it lies, a kernel of several taps
 // from a shifted copy of the input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift`
 // < 0), or when `shift` > 0 forces it; else it packs them block by block (shift == 0 forces
-// that). It runs over images and groups when there are enough of them, else every thread on
-// each product (its tiles split by rows and columns).
+// that). It runs over images and groups when there are enough of them (dealt out one at a time:
+// gemm_next_chunk's reason), else every thread on each product (its tiles split by rows and
+// columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
                      const E& ep = E(), int shift = -1) {
@@ -495,7 +510,7 @@ inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed
   const bool shifted = shift > 0 || (shift < 0 && conv_shift_pays<T, I>(s));
   if (shifted && (s.kh * s.kw > 1 || s.pointwise()) && conv_shift_run<T, I>(call, plan, outer, inner, ep)) return;
   if (outer > 1 && outer >= inner) {
-#pragma omp parallel for schedule(static) num_threads(outer)
+#pragma omp parallel for schedule(dynamic) num_threads(outer)
     for (int64_t u = 0; u < units; ++u) conv_thread<T, I>(plan, call.unit(u), 0, 1, ep);
     return;
   }

@@ -56,6 +56,7 @@ struct ConvShifted {
         channel(s.sh * s.sw * plane),
         positions(s.oh * width),
         size(s.cin_g() * channel + (positions + nr - 1) / nr * nr - positions + width + nr) {}
+  int64_t tiled() const { return (positions + nr - 1) / nr * nr; }  // whole tiles: the block of C's columns
 };
 
 // The tile width of one convolution: the wide tiles from 768 positions on (a 28 x 28 output and
@@ -255,15 +256,13 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
   }
 }
 
-// Thread t of `threads`: its block of the tile grid over rows and shifted positions, with its own
+// Rows [m0, m1) x shifted positions [p0, p1) (whole tiles) on the calling thread, with its own
 // buffers (or blocks of one tile in buffers on the stack when they cannot be allocated).
 template <typename T, typename I, typename E>
 inline void conv_shift_thread(GemmPlan plan, const ConvProblem<T>& q, const ConvShifted& L,
-                              const ConvShiftSource<T>& src, int t, int threads, const E& ep) {
+                              const ConvShiftSource<T>& src, int64_t m0, int64_t m1, int64_t p0, int64_t p1,
+                              const E& ep) {
   using S = GemmShape<T, I>;
-  const int64_t tiled = (L.positions + L.nr - 1) / L.nr * L.nr;  // whole tiles: the block of C's columns
-  const GemmThreadBlock tb = gemm_thread_block(q.s->cout_g(), tiled, plan.mr, L.nr, t, threads);
-  const int64_t m0 = tb.m0, m1 = tb.m1, p0 = tb.n0, p1 = tb.n1;
   if (m0 >= m1 || p0 >= p1) return;
   // The block of C: its rows (an MC block, at most the thread's) by as many positions as half of
   // L2 holds.
@@ -358,10 +357,43 @@ inline bool conv_team_short(bool lacking, bool& flag) {
   return any;
 }
 
+// A team's product of one image and group, dealt out in chunks (gemm_next_chunk, `next` shared
+// by the team) in the direction gemm_grid splits it: bands of shifted positions over every
+// output channel, for each of which the thread fills the rows of its copy the band's tiles read
+// (conv_shift_rows; a band's tiles read only its own rows and the taps' reach); or, when the grid
+// splits only the channels, blocks of channels over every position, the thread's copy filled
+// whole before its first. Four chunks per thread: a thread that runs behind takes fewer of them.
+template <typename T, typename I, typename E>
+inline void conv_shift_chunks(const GemmPlan& plan, const ConvProblem<T>& q, const ConvShifted& L,
+                              const ConvShiftBuffer<T>& buf, int threads, int64_t& next, const E& ep) {
+  const ConvShape& s = *q.s;
+  const int64_t M = s.cout_g(), tiled = L.tiled(), mt = (M + plan.mr - 1) / plan.mr, nt = tiled / L.nr;
+  const GemmGrid g = gemm_grid(mt, nt, plan.mr, L.nr, threads);
+  const ConvShiftSource<T> src = conv_shift_source(L, q.x, buf);
+  if (g.tn > 1 || g.tm == 1) {
+    const int64_t chunks = nt < 4 * threads ? nt : 4 * threads;
+    for (int64_t c; (c = gemm_next_chunk(next, chunks)) >= 0;) {
+      const int64_t p0 = nt * c / chunks * L.nr, p1 = nt * (c + 1) / chunks * L.nr;
+      int64_t r0 = 0, r1 = 0;
+      conv_shift_rows(s, L, p0, p1, r0, r1);
+      if (buf.tail_off == nullptr || p1 >= tiled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), r0, r1, buf);
+      conv_shift_thread<T, I>(plan, q, L, src, 0, M, p0, p1, ep);
+    }
+    return;
+  }
+  const int64_t chunks = mt < 4 * threads ? mt : 4 * threads;
+  bool filled = false;
+  for (int64_t c; (c = gemm_next_chunk(next, chunks)) >= 0;) {
+    if (!filled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), 0, L.rows, buf), filled = true;
+    const int64_t m0 = mt * c / chunks * plan.mr, m1 = mt * (c + 1) / chunks * plan.mr;
+    conv_shift_thread<T, I>(plan, q, L, src, m0, m1 < M ? m1 : M, 0, tiled, ep);
+  }
+}
+
 // The convolution through the shifted input (conv_run's other path, same contract), over images
-// and groups when there are enough of them (each thread its own buffer), else every thread on
-// each product, each filling in a buffer of its own the rows its tiles read (conv_shift_rows):
-// no barrier, and no thread reads what another wrote. Filled by all threads into one buffer, a
+// and groups when there are enough of them (each thread its own buffer, the units dealt out one
+// at a time), else every thread on each product in chunks (conv_shift_chunks), each filling in a
+// buffer of its own the rows its tiles read: no barrier, and no thread reads what another wrote. Filled by all threads into one buffer, a
 // share of the channels each, the copy took ResNet-18's 56 x 56 layers as long on 2 threads as
 // on 1 (30 us at -O3), each thread's tiles then reading half of it from the other core. False,
 // with nothing written, when the calling thread's buffer cannot be allocated; when another's
@@ -376,7 +408,7 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
 #pragma omp parallel num_threads(outer)
     {
       const ConvShiftBuffer<T> buf = conv_shift_buffer<T>(s, L);  // each thread's, offsets written once
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
       for (int64_t u = 0; u < s.n * s.groups; ++u) {
         const ConvProblem<T> q = call.unit(u);
         if (buf.off == nullptr) {
@@ -384,30 +416,24 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
           continue;
         }
         conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), 0, L.rows, buf);
-        conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), 0, 1, ep);
+        conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), 0, s.cout_g(), 0, L.tiled(), ep);
       }
     }
     return true;
   }
-  const int64_t tiled = (L.positions + L.nr - 1) / L.nr * L.nr;
   for (int64_t u = 0; u < s.n * s.groups; ++u) {
     const ConvProblem<T> q = call.unit(u);
     bool short_of_memory = false;
+    int64_t next_chunk = 0;
 #pragma omp parallel num_threads(inner) if (inner > 1)
     {
       const GemmTeam team = gemm_team();
-      const int t = team.t, threads = team.threads;
       const ConvShiftBuffer<T> buf = conv_shift_buffer<T>(s, L);  // each thread's
       const bool fall_back = conv_team_short(buf.off == nullptr, short_of_memory);
-      const GemmThreadBlock tb = gemm_thread_block(s.cout_g(), tiled, plan.mr, L.nr, t, threads);
-      int64_t r0 = 0, r1 = 0;
-      conv_shift_rows(s, L, tb.n0, tb.n1, r0, r1);
-      if (fall_back) {  // every thread then through the packed patches, on that path's split
-        conv_thread<T, I>(plan, q, t, threads, ep);
-      } else if (tb.m0 < tb.m1 && tb.n0 < tb.n1) {
-        if (buf.tail_off == nullptr || tb.n1 >= tiled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), r0, r1, buf);
-        conv_shift_thread<T, I>(plan, q, L, conv_shift_source(L, q.x, buf), t, threads, ep);
-      }
+      if (fall_back)  // every thread then through the packed patches, on that path's split
+        conv_thread<T, I>(plan, q, team.t, team.threads, ep);
+      else
+        conv_shift_chunks<T, I>(plan, q, L, buf, team.threads, next_chunk, ep);
     }
   }
   return true;
@@ -577,8 +603,10 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
 // positions, each first fills in a buffer of its own the rows of the shifted copy its positions
 // read (as conv_shift_run does); when they split only the channels (each reads the whole copy),
 // or when a thread cannot allocate its buffer, every thread uses `shared` (the calling thread's),
-// filled by all of them, a share of the channels each, before any tile runs. (Each thread
-// filling the whole copy for itself made ResNet-18's 7 x 7 layers 3-5% slower on 2 threads.)
+// filled by all of them, a share of the channels each, before any tile runs; the panels of
+// channels are then dealt out one at a time (gemm_next_chunk), each over every position. (Each
+// thread filling the whole copy for itself made ResNet-18's 7 x 7 layers 3-5% slower on 2
+// threads.)
 template <typename T, typename I, typename E>
 inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& shared,
                            const int64_t* pos, const T* x, const T* packed, T* ct, const E& ep) {
@@ -588,6 +616,7 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
   plan.mr = S::mr, plan.nr = S::panel;
   const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
   bool short_of_memory = false;
+  int64_t next_panel = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const GemmTeam team = gemm_team();
@@ -599,7 +628,13 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
     if (fall_back || tb.g.tm == 1) {  // (every thread's positions all of them: one copy serves)
       conv_shift_fill<T, I>(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, 0, L.rows, shared);
 #pragma omp barrier
-      if (work) conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, tb, ep);
+      // Every position by panels of channels, dealt out one at a time (gemm_next_chunk).
+      GemmThreadBlock panel = tb;
+      panel.m0 = 0, panel.m1 = N;
+      for (int64_t c; (c = gemm_next_chunk(next_panel, (M + S::panel - 1) / S::panel)) >= 0;) {
+        panel.n0 = c * S::panel, panel.n1 = panel.n0 + S::panel < M ? panel.n0 + S::panel : M;
+        conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, panel, ep);
+      }
     } else if (work) {
       // Output rows tb.m0 / OW to (tb.m1 - 1) / OW and the taps' reach below them.
       const int64_t r0 = tb.m0 / s.ow, r1 = (tb.m1 - 1) / s.ow + (s.kh - 1) * s.dh / s.sh + 1;

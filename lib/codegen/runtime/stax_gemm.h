@@ -233,6 +233,18 @@ inline GemmTeam gemm_team() {
 #endif
 }
 
+// Work dealt out in chunks to whichever thread of a team asks first: the next chunk number, or -1
+// once all `chunks` are taken (`counter`: shared by the team, 0 before the region). A static
+// share per thread waits for the slowest one; on a 2-vCPU virtual machine one of them often runs
+// well behind the other for a while (the host's other work), and ResNet-18's 14 x 14 and 7 x 7
+// layers took 13% less time on 2 threads on average dealt out this way (conv_swap_taps).
+inline int64_t gemm_next_chunk(int64_t& counter, int64_t chunks) {
+  int64_t c;
+#pragma omp atomic capture
+  c = counter++;
+  return c < chunks ? c : -1;
+}
+
 // ---- the tiles of one KC block ----
 // Columns [j0, ...) of a KC block of B as the tiles read them: panels of `width` columns at
 // `panel_stride` from each other with rows `ks` apart, or (in_place) a row-major B itself.
