@@ -419,7 +419,7 @@ inline void conv_direct_units(const ConvShape& s, const ConvPadded& pd, const T*
 }
 
 // Every (image, group) through the direct loops, dealt out to the threads in runs of consecutive
-// units, four runs per thread (gemm_next_chunk), each thread's padded buffer zeroed once per call
+// units, four runs per thread (GemmChunks), each thread's padded buffer zeroed once per call
 // before its first run. Nothing per plane divides: the shape's derived sizes (K, Cin/g,
 // Cout/g), the padded rows' bounds and the (image, group) of each unit, computed per plane, took
 // 8-14% of MobileNet-V2's depthwise layers (7 x 7 to 56 x 56 planes, a few hundred cycles each).
@@ -429,14 +429,19 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
   const int64_t units = s.n * s.groups, K = s.k();
   // A thread takes at least ~2^16 multiply-adds (a plane of 56 x 56 with a 3 x 3 kernel is 2^15).
   const bool parallel = units > 1 && s.n * s.cout * s.spatial() * K >= (int64_t(1) << 16);
-  int64_t next_chunk = 0;
+#ifdef _OPENMP
+  const int threads = parallel ? omp_get_max_threads() : 1;
+#else
+  const int threads = 1;
+#endif
+  const int64_t chunks = units < 4 * threads ? units : 4 * threads;
+  GemmChunks runs(chunks, threads);
 #pragma omp parallel if (parallel)
   {
-    const int threads = gemm_team().threads;
-    const int64_t chunks = units < 4 * threads ? units : 4 * threads;
+    const int t = gemm_team().t;
     T* padded = nullptr;
     int64_t* taps = nullptr;
-    for (int64_t c; (c = gemm_next_chunk(next_chunk, chunks)) >= 0;) {
+    for (int64_t c; (c = runs.take(t)) >= 0;) {
       if (taps == nullptr) {  // the thread's first run
         const std::size_t elements = static_cast<std::size_t>(s.cin_g() * pd.plane());
         // The tap offsets (K), then the phases' bounds (2 sw).
@@ -492,7 +497,7 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // from a shifted copy of the input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift`
 // < 0), or when `shift` > 0 forces it; else it packs them block by block (shift == 0 forces
 // that). It runs over images and groups when there are enough of them (dealt out one at a time:
-// gemm_next_chunk's reason), else every thread on each product (its tiles split by rows and
+// GemmChunks' reason), else every thread on each product (its tiles split by rows and
 // columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,

@@ -357,23 +357,37 @@ inline bool conv_team_short(bool lacking, bool& flag) {
   return any;
 }
 
-// A team's product of one image and group, dealt out in chunks (gemm_next_chunk, `next` shared
-// by the team) in the direction gemm_grid splits it: bands of shifted positions over every
-// output channel, for each of which the thread fills the rows of its copy the band's tiles read
-// (conv_shift_rows; a band's tiles read only its own rows and the taps' reach); or, when the grid
-// splits only the channels, blocks of channels over every position, the thread's copy filled
-// whole before its first. Four chunks per thread: a thread that runs behind takes fewer of them.
+// How a team of `threads` splits one image and group's product on the shifted path: in the
+// direction gemm_grid splits it, by bands of shifted positions over every output channel, or
+// (when the grid splits only the channels) by blocks of channels over every position; four
+// chunks per thread, so that a thread running behind takes fewer of them (GemmChunks).
+struct ConvShiftSplit {
+  bool by_positions;
+  int64_t chunks;
+};
+inline ConvShiftSplit conv_shift_split(const GemmPlan& plan, const ConvShape& s, const ConvShifted& L, int threads) {
+  const int64_t mt = (s.cout_g() + plan.mr - 1) / plan.mr, nt = L.tiled() / L.nr;
+  const GemmGrid g = gemm_grid(mt, nt, plan.mr, L.nr, threads);
+  const bool by_positions = g.tn > 1 || g.tm == 1;
+  const int64_t tiles = by_positions ? nt : mt, wanted = threads > 1 ? 4 * threads : 1;  // (alone: no one to wait for)
+  return {by_positions, tiles < wanted ? tiles : wanted};
+}
+
+// Thread t's chunks of one image and group's product (`split`'s, dealt out by `chunks`). A band of
+// positions is preceded by the rows of the thread's copy its tiles read (conv_shift_rows: a band's
+// own rows and the taps' reach); for blocks of channels the thread's copy is filled whole before
+// its first.
 template <typename T, typename I, typename E>
 inline void conv_shift_chunks(const GemmPlan& plan, const ConvProblem<T>& q, const ConvShifted& L,
-                              const ConvShiftBuffer<T>& buf, int threads, int64_t& next, const E& ep) {
+                              const ConvShiftBuffer<T>& buf, const ConvShiftSplit& split, GemmChunks& chunks, int t,
+                              const E& ep) {
   const ConvShape& s = *q.s;
-  const int64_t M = s.cout_g(), tiled = L.tiled(), mt = (M + plan.mr - 1) / plan.mr, nt = tiled / L.nr;
-  const GemmGrid g = gemm_grid(mt, nt, plan.mr, L.nr, threads);
+  const int64_t M = s.cout_g(), tiled = L.tiled(), n = split.chunks;
   const ConvShiftSource<T> src = conv_shift_source(L, q.x, buf);
-  if (g.tn > 1 || g.tm == 1) {
-    const int64_t chunks = nt < 4 * threads ? nt : 4 * threads;
-    for (int64_t c; (c = gemm_next_chunk(next, chunks)) >= 0;) {
-      const int64_t p0 = nt * c / chunks * L.nr, p1 = nt * (c + 1) / chunks * L.nr;
+  if (split.by_positions) {
+    const int64_t nt = tiled / L.nr;
+    for (int64_t c; (c = chunks.take(t)) >= 0;) {
+      const int64_t p0 = nt * c / n * L.nr, p1 = nt * (c + 1) / n * L.nr;
       int64_t r0 = 0, r1 = 0;
       conv_shift_rows(s, L, p0, p1, r0, r1);
       if (buf.tail_off == nullptr || p1 >= tiled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), r0, r1, buf);
@@ -381,18 +395,18 @@ inline void conv_shift_chunks(const GemmPlan& plan, const ConvProblem<T>& q, con
     }
     return;
   }
-  const int64_t chunks = mt < 4 * threads ? mt : 4 * threads;
+  const int64_t mt = (M + plan.mr - 1) / plan.mr;
   bool filled = false;
-  for (int64_t c; (c = gemm_next_chunk(next, chunks)) >= 0;) {
+  for (int64_t c; (c = chunks.take(t)) >= 0;) {
     if (!filled) conv_shift_fill<T, I>(s, L, q.x, 0, s.cin_g(), 0, L.rows, buf), filled = true;
-    const int64_t m0 = mt * c / chunks * plan.mr, m1 = mt * (c + 1) / chunks * plan.mr;
+    const int64_t m0 = mt * c / n * plan.mr, m1 = mt * (c + 1) / n * plan.mr;
     conv_shift_thread<T, I>(plan, q, L, src, m0, m1 < M ? m1 : M, 0, tiled, ep);
   }
 }
 
 // The convolution through the shifted input (conv_run's other path, same contract), over images
 // and groups when there are enough of them (each thread its own buffer, the units dealt out one
-// at a time), else every thread on each product in chunks (conv_shift_chunks), each filling in a
+// at a time), else every thread on each product in chunks (conv_shift_split), each filling in a
 // buffer of its own the rows its tiles read: no barrier, and no thread reads what another wrote. Filled by all threads into one buffer, a
 // share of the channels each, the copy took ResNet-18's 56 x 56 layers as long on 2 threads as
 // on 1 (30 us at -O3), each thread's tiles then reading half of it from the other core. False,
@@ -421,10 +435,11 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
     }
     return true;
   }
+  const ConvShiftSplit split = conv_shift_split(plan, s, L, inner);
   for (int64_t u = 0; u < s.n * s.groups; ++u) {
     const ConvProblem<T> q = call.unit(u);
     bool short_of_memory = false;
-    int64_t next_chunk = 0;
+    GemmChunks chunks(split.chunks, inner);
 #pragma omp parallel num_threads(inner) if (inner > 1)
     {
       const GemmTeam team = gemm_team();
@@ -433,7 +448,7 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
       if (fall_back)  // every thread then through the packed patches, on that path's split
         conv_thread<T, I>(plan, q, team.t, team.threads, ep);
       else
-        conv_shift_chunks<T, I>(plan, q, L, buf, team.threads, next_chunk, ep);
+        conv_shift_chunks<T, I>(plan, q, L, buf, split, chunks, team.t, ep);
     }
   }
   return true;
@@ -549,16 +564,21 @@ inline const ConvSwapTileFn<T>* conv_swap_tiles(std::integer_sequence<int, Ms...
 }
 
 // Elements of the panel of W^T the tiles read after the one at `j` of the KC block at `pc` (of
-// kb rows), within the channels [n0, n1) of a thread: the next channels' panel of the block, or
-// the first of the next block; null after the last.
+// kb rows), within the channels [n0, n1) of a block: the next channels' panel of the block, or
+// the first of the next block; after the last, the first block of the panel at n1 when it is
+// before `next_end` (the thread's next block of channels, likely), else null.
 template <typename T>
 inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int64_t kc, int64_t pc, int64_t kb,
-                                     int64_t j, int64_t n0, int64_t n1, int64_t& elements) {
+                                     int64_t j, int64_t n0, int64_t n1, int64_t next_end, int64_t& elements) {
   if (j + P < n1) {
     elements = kb * P;
     return packed + (j + P) / P * P * K + pc * P;
   }
-  if (pc + kb >= K) return elements = 0, nullptr;
+  if (pc + kb >= K) {
+    if (n1 >= next_end) return elements = 0, nullptr;
+    elements = (kc < K ? kc : K) * P;
+    return packed + n1 / P * P * K;
+  }
   elements = (kc < K - pc - kb ? kc : K - pc - kb) * P;
   return packed + n0 / P * P * K + (pc + kb) * P;
 }
@@ -573,7 +593,8 @@ inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int6
 // 5-10% faster for it).
 template <typename T, typename I, typename E>
 inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const ConvShiftBuffer<T>& buf,
-                            const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, const E& ep) {
+                            const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, int64_t next_end,
+                            const E& ep) {
   using S = GemmShape<T, I>;
   constexpr int64_t P = S::panel;
   const int64_t K = s.k(), M = s.cout, rows = tb.m1 - tb.m0, row_tiles = (rows + S::mr - 1) / S::mr;
@@ -584,7 +605,7 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
       const int n = static_cast<int>(P < tb.n1 - j ? P : tb.n1 - j);
       const T* b = packed + j / P * P * K + pc * P;
       int64_t next_elements = 0;
-      const T* next = conv_swap_next_panel(packed, K, P, plan.kc, pc, kb, j, tb.n0, tb.n1, next_elements);
+      const T* next = conv_swap_next_panel(packed, K, P, plan.kc, pc, kb, j, tb.n0, tb.n1, next_end, next_elements);
       const int64_t lines = next_elements * int64_t(sizeof(T)) / 64;
       for (int64_t t = 0; t < row_tiles; ++t) {
         const int64_t i = tb.m0 + rows * t / row_tiles, m = tb.m0 + rows * (t + 1) / row_tiles - i;
@@ -604,7 +625,7 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
 // read (as conv_shift_run does); when they split only the channels (each reads the whole copy),
 // or when a thread cannot allocate its buffer, every thread uses `shared` (the calling thread's),
 // filled by all of them, a share of the channels each, before any tile runs; the panels of
-// channels are then dealt out one at a time (gemm_next_chunk), each over every position. (Each
+// channels are then dealt out one at a time (GemmChunks), each over every position. (Each
 // thread filling the whole copy for itself made ResNet-18's 7 x 7 layers 3-5% slower on 2
 // threads.)
 template <typename T, typename I, typename E>
@@ -616,7 +637,7 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
   plan.mr = S::mr, plan.nr = S::panel;
   const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
   bool short_of_memory = false;
-  int64_t next_panel = 0;
+  GemmChunks panels((M + S::panel - 1) / S::panel, threads);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const GemmTeam team = gemm_team();
@@ -628,18 +649,20 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
     if (fall_back || tb.g.tm == 1) {  // (every thread's positions all of them: one copy serves)
       conv_shift_fill<T, I>(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, 0, L.rows, shared);
 #pragma omp barrier
-      // Every position by panels of channels, dealt out one at a time (gemm_next_chunk).
+      // Every position by panels of channels, dealt out one at a time (GemmChunks), each
+      // prefetching the next panel of the thread's run.
       GemmThreadBlock panel = tb;
       panel.m0 = 0, panel.m1 = N;
-      for (int64_t c; (c = gemm_next_chunk(next_panel, (M + S::panel - 1) / S::panel)) >= 0;) {
+      const int64_t run_end = panels.size() * (t + 1) / nthreads * S::panel;
+      for (int64_t c; (c = panels.take(t)) >= 0;) {
         panel.n0 = c * S::panel, panel.n1 = panel.n0 + S::panel < M ? panel.n0 + S::panel : M;
-        conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, panel, ep);
+        conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, panel, run_end < M ? run_end : M, ep);
       }
     } else if (work) {
       // Output rows tb.m0 / OW to (tb.m1 - 1) / OW and the taps' reach below them.
       const int64_t r0 = tb.m0 / s.ow, r1 = (tb.m1 - 1) / s.ow + (s.kh - 1) * s.dh / s.sh + 1;
       conv_shift_fill<T, I>(s, L, x, 0, s.cin_g(), r0, r1 < L.rows ? r1 : L.rows, mine);
-      conv_swap_block<T, I>(plan, s, mine, pos, packed, ct, tb, ep);
+      conv_swap_block<T, I>(plan, s, mine, pos, packed, ct, tb, tb.n1, ep);
     }
   }
 }
