@@ -46,6 +46,27 @@ void check_determinism() {
             static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K));
     }
   }
+  // B packed ahead (a layer's weights): wide, tall with a small B, tall with a large one. The
+  // same bits on 1, 2 and 3 threads.
+  const int64_t packed_shapes[][3] = {{64, 2048, 300}, {600, 64, 200}, {300, 512, 1024}};
+  const int64_t P = stax_rt::gemm_panel_width<float>(Isa::width);
+  for (const auto& s : packed_shapes) {
+    const int64_t M = s[0], N = s[1], K = s[2];
+    const std::vector<float> a = random_vector<float>(static_cast<std::size_t>(M * K), seed++);
+    const std::vector<float> b = random_vector<float>(static_cast<std::size_t>(K * N), seed++);
+    std::vector<float> packed(static_cast<std::size_t>(stax_rt::gemm_packed_b_size(K, N, P)));
+    stax_rt::gemm_pack_b(b.data(), N, int64_t(1), K, N, P, packed.data());
+    std::vector<std::vector<float>> outs;
+    for (int t : {1, 2, 3}) {
+      omp_set_num_threads(t);
+      outs.emplace_back(static_cast<std::size_t>(M * N), 12345.0f);
+      stax_rt::gemm_prepacked<float, Isa>(a.data(), K, 1, packed.data(), outs.back().data(), N, M, N, K);
+    }
+    CHECK(same_bits(outs[0], outs[1]) && same_bits(outs[0], outs[2]),
+          "M=%lld N=%lld K=%lld, B packed ahead: results differ between 1, 2 and 3 threads", static_cast<long long>(M),
+          static_cast<long long>(N), static_cast<long long>(K));
+    check_product<float>("prepacked, 3 threads", {a.data(), K, 1}, {b.data(), N, 1}, outs[2].data(), N, M, N, K);
+  }
   omp_set_num_threads(threads);
   // Other blockings and thread counts through gemm_run: the same bits.
   using S = stax_rt::GemmShape<float, Isa>;
