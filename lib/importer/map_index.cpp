@@ -1,5 +1,6 @@
 // Indexing: Slice (steps of either sign, clamped as ONNX clamps), Split, Gather (known indices
-// normalized at import; run-time indices through embedding or index_select), GatherElements,
+// normalized at import; run-time indices counted from the end when negative, then through
+// embedding or index_select), GatherElements,
 // ScatterND (at import only).
 #include <algorithm>
 #include <cstdint>
@@ -152,10 +153,15 @@ void gather_known(NodeCtx& c, int64_t axis, const std::vector<int64_t>& idx, con
   c.set_node(0, std::move(node), c.dtype(0), out);
 }
 
+// Indices computed at run time counted from the end when negative, as ONNX counts them:
+// where(i < 0, i + dim, i) (graph-format.md's index ops take [0, dim) only). One still out of
+// range after that is a run-time error (graph-format.md "Indices").
+Json from_the_end(Json indices, int64_t dim) {
+  return op_node("where", {op_node("lt", {indices, 0}), op_node("add", {indices, dim}), indices});
+}
+
 // Gather: out = data.shape[:axis] + indices.shape + data.shape[axis+1:]. Indices computed at run
-// time go to embedding (a 2-D float table along axis 0) or index_select; a negative one is then
-// out of range, a run-time error (graph-format.md "Indices"), where ONNX would count it from
-// the end.
+// time (from_the_end) go to embedding (a 2-D float table along axis 0) or index_select.
 void map_gather(NodeCtx& c) {
   const Shape& ds = c.shape(0);
   const Shape& is = c.shape(1);
@@ -172,9 +178,10 @@ void map_gather(NodeCtx& c) {
     if (idx.empty()) c.fail("the indices are empty: stax has no zero-size values");
     return gather_known(c, axis, idx, out);
   }
+  Json indices = from_the_end(c.arg(1), dim);
   if (axis == 0 && r == 2 && is_floating(c.dtype(0)))
-    return c.set_node(0, op_node("embedding", {c.arg(0), c.arg(1)}), c.dtype(0), out);
-  Json flat = is.size() == 1 ? c.arg(1) : reshape_node(c.arg(1), {shape_numel(is)});
+    return c.set_node(0, op_node("embedding", {c.arg(0), std::move(indices)}), c.dtype(0), out);
+  Json flat = is.size() == 1 ? std::move(indices) : reshape_node(std::move(indices), {shape_numel(is)});
   Json node = with(op_node("index_select", {c.arg(0), std::move(flat)}), {{"dim", axis}});
   if (is.size() != 1) node = reshape_node(std::move(node), out);
   c.set_node(0, std::move(node), c.dtype(0), out);
@@ -195,7 +202,8 @@ void map_gather_elements(NodeCtx& c) {
     std::vector<int64_t> idx = normalized_indices(c, *known, ds[static_cast<std::size_t>(axis)]);
     index = c.constant("index", fold::reshape(int64_tensor(idx), is));
   } else {
-    index = c.dtype(1) == DType::Int64 ? c.arg(1) : with(op_node("to", {c.arg(1)}), {{"dtype", "int64"}});
+    Json i64 = c.dtype(1) == DType::Int64 ? c.arg(1) : with(op_node("to", {c.arg(1)}), {{"dtype", "int64"}});
+    index = from_the_end(std::move(i64), ds[static_cast<std::size_t>(axis)]);
   }
   c.set_node(0, with(op_node("gather", {c.arg(0), std::move(index)}), {{"dim", axis}}), c.dtype(0), is);
 }

@@ -112,17 +112,38 @@ void map_softmax(NodeCtx& c) {
   c.set_node(0, reshape_node(std::move(flat), shape), c.dtype(0), shape);
 }
 
+// LayerNormalization's optional outputs, where used: Mean, the mean over the normalized dims
+// (kept as 1s), and InvStdDev, 1 / sqrt(the biased variance + epsilon), in the stash type
+// (stash_type 1, the default: float32; else the input's type).
+void layer_norm_statistics(NodeCtx& c, int64_t axis, float eps) {
+  const Shape& shape = c.shape(0);
+  std::vector<int64_t> dims;
+  Shape kept = shape;
+  for (auto d = static_cast<std::size_t>(axis); d < shape.size(); ++d) dims.push_back(static_cast<int64_t>(d)), kept[d] = 1;
+  const DType stash = c.attr_int("stash_type", 1) == 1 ? DType::Float32 : c.dtype(0);
+  auto in_stash = [&](Json node) {
+    return stash == c.dtype(0) ? node : with(op_node("to", {std::move(node)}), {{"dtype", std::string(dtype_name(stash))}});
+  };
+  if (c.output_used(1))
+    c.set_node(1, in_stash(with(op_node("mean", {c.arg(0)}), {{"dim", dims}, {"keepdim", true}})), stash, kept);
+  if (c.output_used(2)) {
+    Json var = with(op_node("var", {c.arg(0)}), {{"dim", dims}, {"keepdim", true}, {"correction", 0}});
+    Json inv = op_node("rsqrt", {op_node("add", {std::move(var), float_attr_json(eps, c.dtype(0))})});
+    c.set_node(2, in_stash(std::move(inv)), stash, kept);
+  }
+}
+
 // LayerNormalization (opset 17): normalizes over the dims from `axis` on. Scale and B of that
 // shape are layer_norm's weight and bias; others (which broadcast) multiply and add after it.
-// Mean and InvStdDev, ONNX's optional training outputs, cannot be produced.
+// Mean and InvStdDev, ONNX's optional training outputs, as layer_norm_statistics computes them.
 void map_layer_norm(NodeCtx& c) {
   require_float(c, 0, "LayerNormalization normalizes floats");
-  c.require_unused_outputs(1, "the Mean and InvStdDev outputs are not produced");
   const Shape& shape = c.shape(0);
   auto rank = static_cast<int64_t>(shape.size());
   int64_t axis = normalize_axis(c, c.attr_int("axis", -1), rank, "axis");
   Shape normalized(shape.begin() + axis, shape.end());
   float eps = epsilon_attr(c);
+  layer_norm_statistics(c, axis, eps);
   bool exact = c.shape(1) == normalized && (!c.has_input(2) || c.shape(2) == normalized);
   Json node = op_node("layer_norm", {c.arg(0)});
   node["args"].push_back(exact ? c.arg(1) : Json());

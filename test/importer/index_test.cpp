@@ -105,8 +105,8 @@ TEST(ImportGather, KnownIndicesBecomeSelectSliceOrIndexSelect) {
   EXPECT_EQ(node_named(doc, "c"), json::parse(R"({"name": "c", "op": "index_select", "args": ["x", "c.index"], "dim": 0})"));
 }
 
-// Indices at run time: a 2-D float table along axis 0 is an embedding; otherwise index_select
-// of the flattened indices, reshaped.
+// Indices at run time (counted from the end when negative): a 2-D float table along axis 0 is
+// an embedding; otherwise index_select of the flattened indices, reshaped.
 TEST(ImportGather, RunTimeIndices) {
   OnnxModel m;
   m.input("ids", DType::Int64, {2, 3}).input("x", DType::Float32, {4, 5})
@@ -115,10 +115,26 @@ TEST(ImportGather, RunTimeIndices) {
       .node("Gather", {"x", "ids"}, {"cols"}, {attr_i("axis", 1)})
       .output("emb", DType::Float32).output("cols", DType::Float32);
   json doc = document(import_model(m));
-  EXPECT_EQ(node_named(doc, "emb"), json::parse(R"({"name": "emb", "op": "embedding", "args": ["table", "ids"]})"));
+  EXPECT_EQ(node_named(doc, "emb"), json::parse(R"({"name": "emb", "op": "embedding", "args": ["table",
+      {"op": "where", "args": [{"op": "lt", "args": ["ids", 0]}, {"op": "add", "args": ["ids", 10]}, "ids"]}]})"));
   EXPECT_EQ(node_named(doc, "cols"), json::parse(R"({"name": "cols", "op": "reshape", "args": [
-      {"op": "index_select", "args": ["x", {"op": "reshape", "args": ["ids"], "shape": [6]}], "dim": 1}],
+      {"op": "index_select", "args": ["x", {"op": "reshape", "args": [
+          {"op": "where", "args": [{"op": "lt", "args": ["ids", 0]}, {"op": "add", "args": ["ids", 5]}, "ids"]}],
+          "shape": [6]}], "dim": 1}],
       "shape": [4, 2, 3]})"));
+}
+
+// Negative indices computed at run time count from the end, as ONNX counts them (ONNX's own
+// node tests test_gather_negative_indices and test_gather_elements_negative_indices): an
+// embedding, an index_select of int32 indices, a gather.
+TEST(ImportGather, RunTimeNegativeIndicesCountFromTheEnd) {
+  const std::size_t both = 2;
+  check_op({"Gather", {iota(DType::Float32, {3, 4}), ints({-1, 0})}, f32({2, 4}, {8, 9, 10, 11, 0, 1, 2, 3}), {}, 13, 0,
+            both});
+  check_op({"Gather", {iota(DType::Float32, {3, 4}), i32({2, 2}, {3, -4, 1, -1})},
+            f32({3, 2, 2}, {3, 0, 1, 3, 7, 4, 5, 7, 11, 8, 9, 11}), {attr_i("axis", 1)}, 13, 0, both});
+  check_op({"GatherElements", {iota(DType::Float32, {2, 3}), i32({2, 2}, {-1, 0, 1, -3})}, f32({2, 2}, {2, 0, 4, 3}),
+            {attr_i("axis", 1)}, 13, 0, both});
 }
 
 TEST(ImportGather, GatherElements) {
@@ -128,7 +144,9 @@ TEST(ImportGather, GatherElements) {
       .node("GatherElements", {"x", "k"}, {"b"}, {attr_i("axis", 1)})
       .output("a", DType::Float32).output("b", DType::Float32);
   json doc = document(import_model(m));
-  EXPECT_EQ(node_named(doc, "a"), json::parse(R"({"name": "a", "op": "gather", "args": ["x", {"op": "to", "args": ["i"], "dtype": "int64"}], "dim": 1})"));
+  const json i = json::parse(R"({"op": "to", "args": ["i"], "dtype": "int64"})");
+  const json index = {{"op", "where"}, {"args", {{{"op", "lt"}, {"args", {i, 0}}}, {{"op", "add"}, {"args", {i, 3}}}, i}}};
+  EXPECT_EQ(node_named(doc, "a"), (json{{"name", "a"}, {"op", "gather"}, {"args", {"x", index}}, {"dim", 1}}));
   EXPECT_EQ(node_named(doc, "b"), json::parse(R"({"name": "b", "op": "gather", "args": ["x", "b.index"], "dim": 1})"));
   EXPECT_EQ(doc["constants"][0], json::parse(R"({"name": "b.index", "dtype": "int64", "shape": [2, 1], "data": [2, 0]})"));
 }

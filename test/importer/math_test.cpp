@@ -131,8 +131,22 @@ TEST(ImportLayerNorm, ScaleAndBiasForms) {
       .node("LayerNormalization", {"x", "s", "b"}, {"y"}, {attr_f("epsilon", 1e-6f)}).output("y", DType::Float32);
   EXPECT_EQ(node_named(document(import_model(m)), "y"), json::parse(R"({"name": "y", "op": "layer_norm",
       "args": ["x", "s", "b"], "normalized_shape": [3], "eps": 1e-06})"));
-  m.node("LayerNormalization", {"x", "s", "b"}, {"z", "mean"}).node("Neg", {"mean"}, {"nm"}).output("nm", DType::Float32);
-  EXPECT_IMPORT_ERROR(m, "output 1 ('mean') is used, but the Mean and InvStdDev outputs are not produced");
+}
+
+// Mean and InvStdDev, the optional outputs: over the normalized dims, kept as 1s; InvStdDev from
+// the biased variance (ONNX's node tests test_layer_normalization_*).
+TEST(ImportLayerNorm, MeanAndInvStdDevOutputs) {
+  Tensor x = f32({2, 3}, {1, 2, 6, -1, -1, 5});
+  OnnxModel m(17);
+  m.input("x", DType::Float32, {2, 3}).initializer("s", f32({3}, {1, 1, 1}))
+      .node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"}, {attr_f("epsilon", 0.5f)})
+      .output("mean", DType::Float32).output("inv", DType::Float32);
+  std::vector<Tensor> out = run_model(m, {x});
+  ASSERT_EQ(out.size(), 2u);
+  // Row 0: mean 3, variance (4 + 1 + 9) / 3; row 1: mean 1, variance (4 + 4 + 16) / 3.
+  EXPECT_TRUE(same_tensor(out[0], f32({2, 1}, {3, 1}), 1e-6));
+  EXPECT_TRUE(same_tensor(out[1], f32({2, 1}, {static_cast<float>(1 / std::sqrt(14.0 / 3 + 0.5)),
+                                               static_cast<float>(1 / std::sqrt(8.0 + 0.5))}), 1e-6));
 }
 
 TEST(ImportReduce, AxesForms) {
