@@ -88,6 +88,7 @@ struct Padded {
   Json x;
   std::vector<int64_t> padding;
   Shape out;
+  Shape in;  // x's shape
 };
 
 template <typename Limit>
@@ -96,11 +97,12 @@ Padded pad_for(NodeCtx& c, const Window& w, Json value, Limit limit, bool poolin
   std::size_t n = w.kernel.size();
   bool inside = w.symmetric();
   for (std::size_t d = 0; d < n && inside; ++d) inside = w.begin[d] <= limit(d);
-  Padded p{c.arg(0), inside ? w.begin : std::vector<int64_t>(n, 0), {x[0], x[1]}};
+  Padded p{c.arg(0), inside ? w.begin : std::vector<int64_t>(n, 0), {x[0], x[1]}, {x[0], x[1]}};
   if (!inside) p.x = with(op_node("pad", {std::move(p.x)}), {{"pad", torch_pads(w)}, {"value", std::move(value)}});
   for (std::size_t d = 0; d < n; ++d) {
     int64_t len = x[d + 2], expected = onnx_size(c, w, d, len);
     int64_t padded_len = inside ? len : len + w.begin[d] + w.end[d];
+    p.in.push_back(padded_len);
     int64_t got = pooling ? torch_size(w, d, padded_len, p.padding[d]) : expected;
     if (got != expected)
       c.fail("with ceil_mode ONNX counts " + std::to_string(expected) + " windows along spatial dim " + std::to_string(d) +
@@ -134,44 +136,106 @@ void map_conv(NodeCtx& c) {
 }
 
 std::vector<int64_t> pool_kernel(const NodeCtx& c) {
-  if (c.rank(0) != 4) c.fail("only 2-D pooling (input rank 4) is supported, got " + shape_str(c.shape(0)));
+  if (c.rank(0) != 3 && c.rank(0) != 4)
+    c.fail("only 1-D and 2-D pooling (input rank 3 or 4) are supported, got " + shape_str(c.shape(0)));
   std::optional<std::vector<int64_t>> k = c.attr_ints("kernel_shape");
-  if (!k || k->size() != 2) c.fail("kernel_shape must have 2 entries");
+  if (!k || static_cast<int64_t>(k->size()) != c.rank(0) - 2)
+    c.fail("kernel_shape must have " + std::to_string(c.rank(0) - 2) + " entries");
   for (int64_t v : *k)
     if (v < 1) c.fail("kernel_shape " + shape_str(*k) + " has an entry below 1");
   return *k;
 }
 
-// MaxPool; its Indices output is not produced.
+// A 1-D pooling ([N, C, L]) as the 2-D one of [N, C, 1, L]: the window and padding get a
+// leading dim of kernel 1, stride 1, dilation 1 and padding 0, and the input a dim of 1 (undone
+// by set_pool). 2-D ones are left as they are.
+void lift_to_2d(Window& w, Padded& p) {
+  if (w.kernel.size() != 1) return;
+  for (auto* v : {&w.kernel, &w.stride, &w.dilation}) v->insert(v->begin(), 1);
+  p.padding.insert(p.padding.begin(), 0);
+  p.x = reshape_node(std::move(p.x), {p.in[0], p.in[1], 1, p.in[2]});
+}
+
+// The pooling node as output 0, reshaped back to [N, C, L] for a 1-D one.
+void set_pool(NodeCtx& c, Json node, const Padded& p) {
+  if (p.out.size() == 3) node = reshape_node(std::move(node), p.out);
+  c.set_node(0, std::move(node), c.dtype(0), p.out);
+}
+
+// MaxPool, 1-D or 2-D; its Indices output is not produced.
 void map_max_pool(NodeCtx& c) {
   require_float(c, 0, "stax pooling takes floats");
   c.require_unused_outputs(1, "the Indices output is not produced");
   Window w = window_of(c, c.shape(0), pool_kernel(c), true);
   Padded p = pad_for(c, w, "-inf", [&](std::size_t d) { return w.extent(d) / 2; }, true);
-  Json node = with(op_node("max_pool2d", {std::move(p.x)}),
+  lift_to_2d(w, p);
+  set_pool(c, with(op_node("max_pool2d", {std::move(p.x)}),
                    {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", p.padding},
-                    {"dilation", w.dilation}, {"ceil_mode", w.ceil_mode}});
-  c.set_node(0, std::move(node), c.dtype(0), p.out);
+                    {"dilation", w.dilation}, {"ceil_mode", w.ceil_mode}}), p);
 }
 
-// AveragePool. count_include_pad = 1 divides by the window's cells inside the padded input, as
-// PyTorch's does, so explicit zero pads keep the meaning; with 0 (ONNX's default) the pads must
-// be ones avg_pool2d takes itself.
+// Each output position's count of window cells inside the input (not the pads), over the
+// output's spatial shape: the product of the counts along each spatial dim.
+Tensor cells_inside(const Window& w, const Shape& x, const Shape& out, DType dtype) {
+  Shape spatial(out.begin() + 2, out.end());
+  Tensor t(dtype, spatial);
+  std::vector<std::vector<int64_t>> per_dim(spatial.size());
+  for (std::size_t d = 0; d < spatial.size(); ++d)
+    for (int64_t o = 0; o < spatial[d]; ++o) {
+      int64_t n = 0;
+      for (int64_t k = 0; k < w.kernel[d]; ++k) {
+        int64_t at = o * w.stride[d] - w.begin[d] + k;
+        n += at >= 0 && at < x[d + 2] ? 1 : 0;
+      }
+      per_dim[d].push_back(n);
+    }
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    int64_t n = 1, rest = i;
+    for (std::size_t d = spatial.size(); d-- > 0; rest /= spatial[d]) n *= per_dim[d][static_cast<std::size_t>(rest % spatial[d])];
+    t.set_double(i, static_cast<double>(n));
+  }
+  return t;
+}
+
+// AveragePool with count_include_pad = 0 and pads avg_pool2d cannot take itself (asymmetric, as
+// auto_pad SAME makes them, or over half the kernel): the window sums of the zero-padded input
+// (avg_pool2d over every cell, times the cells) divided by each window's cells inside the input
+// (cells_inside, a constant). One rounding more than ONNX's sum / count.
+void avg_pool_excluding_pads(NodeCtx& c, Window w) {
+  Padded p = pad_for(c, w, 0.0, [](std::size_t) { return int64_t(-1); }, true);  // (every pad explicit)
+  for (std::size_t d = 0; d < w.kernel.size(); ++d)
+    if ((p.out[d + 2] - 1) * w.stride[d] + w.kernel[d] > p.in[d + 2])
+      c.fail("with ceil_mode the last window along spatial dim " + std::to_string(d) +
+             " runs past the pads, which count_include_pad = 0 with these pads cannot divide for");
+  Tensor inside = cells_inside(w, c.shape(0), p.out, c.dtype(0));
+  int64_t cells = 1;
+  for (int64_t k : w.kernel) cells *= k;
+  lift_to_2d(w, p);
+  Json avg = with(op_node("avg_pool2d", {std::move(p.x)}),
+                  {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", p.padding},
+                   {"ceil_mode", w.ceil_mode}, {"count_include_pad", true}});
+  if (p.out.size() == 3) avg = reshape_node(std::move(avg), p.out);
+  Json sum = op_node("mul", {std::move(avg), float_attr_json(static_cast<float>(cells), c.dtype(0))});
+  c.set_node(0, op_node("div", {std::move(sum), c.constant("cells", inside)}), c.dtype(0), p.out);
+}
+
+// AveragePool, 1-D or 2-D. count_include_pad = 1 divides by the window's cells inside the padded
+// input, as PyTorch's does, so explicit zero pads keep the meaning; with 0 (ONNX's default), pads
+// avg_pool2d takes itself (symmetric, at most half the kernel) are its own, others go through
+// avg_pool_excluding_pads.
 void map_avg_pool(NodeCtx& c) {
   require_float(c, 0, "stax pooling takes floats");
   Window w = window_of(c, c.shape(0), pool_kernel(c), false);
   bool include_pad = c.attr_int("count_include_pad", 0) != 0;
   auto limit = [&](std::size_t d) { return w.kernel[d] / 2; };
   bool fits = w.symmetric();
-  for (std::size_t d = 0; d < 2 && fits; ++d) fits = w.begin[d] <= limit(d);
-  if (!fits && !include_pad)
-    c.fail("pads " + shape_str(w.begin) + " / " + shape_str(w.end) +
-           " (asymmetric, or over half the kernel) with count_include_pad = 0 have no avg_pool2d form");
+  for (std::size_t d = 0; d < w.kernel.size() && fits; ++d) fits = w.begin[d] <= limit(d);
+  if (!fits && !include_pad) return avg_pool_excluding_pads(c, w);
   Padded p = pad_for(c, w, 0.0, limit, true);
-  Json node = with(op_node("avg_pool2d", {std::move(p.x)}),
+  lift_to_2d(w, p);
+  set_pool(c, with(op_node("avg_pool2d", {std::move(p.x)}),
                    {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", p.padding},
-                    {"ceil_mode", w.ceil_mode}, {"count_include_pad", include_pad || !fits}});
-  c.set_node(0, std::move(node), c.dtype(0), p.out);
+                    {"ceil_mode", w.ceil_mode}, {"count_include_pad", include_pad || !fits}}), p);
 }
 
 // GlobalAveragePool / GlobalMaxPool: a mean / amax over the spatial dims, kept as size 1.

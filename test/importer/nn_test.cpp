@@ -124,8 +124,18 @@ TEST(ImportPool, MaxPool) {
   m.input("x", DType::Float32, {1, 1, 4, 4}).node("MaxPool", {"x"}, {"y", "idx"}, {attr_ints("kernel_shape", {2, 2})})
       .output("y", DType::Float32).output("idx", DType::Int64);
   EXPECT_IMPORT_ERROR(m, "the Indices output is not produced");
-  EXPECT_NE(std::string(mapping_error("MaxPool", {attr_ints("kernel_shape", {2})}, {1, 2, 5}).what()).find("only 2-D pooling"),
+  EXPECT_NE(std::string(mapping_error("MaxPool", {attr_ints("kernel_shape", {2, 2, 2})}, {1, 2, 5, 5, 5}).what())
+                .find("only 1-D and 2-D pooling"),
             std::string::npos);
+}
+
+// 1-D pools (PyTorch's max_pool1d and avg_pool1d export to them): the 2-D ones of [N, C, 1, L].
+TEST(ImportPool, OneDimensional) {
+  Tensor x = f32({1, 2, 5}, {1, 5, 2, 4, 3, -1, -5, -2, -4, -3});
+  check_op({"MaxPool", {x}, f32({1, 2, 3}, {5, 4, 3, -1, -2, -3}), {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}),
+                                                                     attr_ints("pads", {0, 1})}});
+  check_op({"AveragePool", {x}, f32({1, 2, 4}, {3, 3.5f, 3, 3.5f, -3, -3.5f, -3, -3.5f}), {attr_ints("kernel_shape", {2})}});
+  EXPECT_EQ(mapped("MaxPool", {attr_ints("kernel_shape", {3})}, {1, 2, 5})["op"], "reshape");
 }
 
 TEST(ImportPool, AveragePool) {
@@ -137,8 +147,21 @@ TEST(ImportPool, AveragePool) {
                                      attr_i("count_include_pad", 1)});
   EXPECT_EQ(asym["args"][0]["pad"], json::parse("[0, 0, 1, 0]"));
   EXPECT_EQ(asym["count_include_pad"], true);
-  GraphError e = mapping_error("AveragePool", {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 0, 0, 0})});
-  EXPECT_NE(std::string(e.what()).find("with count_include_pad = 0 have no avg_pool2d form"), std::string::npos) << e.what();
+}
+
+// count_include_pad = 0 with pads avg_pool2d cannot take (asymmetric, as auto_pad SAME makes
+// them, or over half the kernel): each window's sum over its cells inside the input.
+TEST(ImportPool, AveragePoolExcludingPadsItCannotTake) {
+  Tensor x = iota(DType::Float32, {1, 1, 3, 3});  // 0 1 2 / 3 4 5 / 6 7 8
+  // Pads 1 before each dim, kernel 2, stride 2: windows {0}, {1, 2}, {3, 6}, {4, 5, 7, 8}.
+  check_op({"AveragePool", {x}, f32({1, 1, 2, 2}, {0, 1.5f, 4.5f, 6}),
+            {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 0, 0})}, 13, 1e-6});
+  // SAME_UPPER, kernel 2, stride 1 on 3: the pad after, the last row and column of windows halved.
+  check_op({"AveragePool", {x}, f32({1, 1, 3, 3}, {2, 3, 3.5f, 5, 6, 6.5f, 6.5f, 7.5f, 8}),
+            {attr_ints("kernel_shape", {2, 2}), attr_s("auto_pad", "SAME_UPPER")}, 13, 1e-6});
+  // Pads 2 over a kernel of 3 (more than half), 1-D: windows of 1 to 3 cells.
+  check_op({"AveragePool", {f32({1, 1, 3}, {3, 6, 9})}, f32({1, 1, 5}, {3, 4.5f, 6, 7.5f, 9}),
+            {attr_ints("kernel_shape", {3}), attr_ints("pads", {2, 2})}, 13, 1e-6});
 }
 
 TEST(ImportPool, GlobalPoolsAreReductions) {
