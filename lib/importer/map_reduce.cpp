@@ -81,10 +81,10 @@ void map_reduce(NodeCtx& c) {
   c.set_node(0, reduce_expr(c, axes, keepdims), c.dtype(0), out);
 }
 
-// ArgMax / ArgMin: the first index of the extreme, as PyTorch returns; select_last_index = 1
-// is refused.
+// ArgMax / ArgMin: the first index of the extreme, as PyTorch returns. With select_last_index =
+// 1, the last: the first of the input reversed along the axis (an index_select of n - 1 ... 0),
+// subtracted from n - 1.
 void map_arg_reduce(NodeCtx& c) {
-  c.require_attr_int("select_last_index", 0, "PyTorch's argmax and argmin return the first index");
   int64_t r = c.rank(0);
   if (r == 0) c.fail("the input is 0-d");
   int64_t axis = normalize_axis(c, c.attr_int("axis", 0), r, "axis");
@@ -93,7 +93,17 @@ void map_arg_reduce(NodeCtx& c) {
   if (keepdims) out[static_cast<std::size_t>(axis)] = 1;
   else out.erase(out.begin() + axis);
   const char* op = c.op_type() == "ArgMax" ? "argmax" : "argmin";
-  c.set_node(0, with(op_node(op, {c.arg(0)}), {{"dim", axis}, {"keepdim", keepdims}}), DType::Int64, out);
+  const bool last = c.attr_int("select_last_index", 0) != 0;
+  const int64_t n = c.shape(0)[static_cast<std::size_t>(axis)];
+  Json x = c.arg(0);
+  if (last) {
+    std::vector<int64_t> reversed(static_cast<std::size_t>(n));
+    for (int64_t i = 0; i < n; ++i) reversed[static_cast<std::size_t>(i)] = n - 1 - i;
+    x = with(op_node("index_select", {std::move(x), c.constant("reversed", int64_tensor(reversed))}), {{"dim", axis}});
+  }
+  Json node = with(op_node(op, {std::move(x)}), {{"dim", axis}, {"keepdim", keepdims}});
+  if (last) node = op_node("sub", {n - 1, std::move(node)});
+  c.set_node(0, std::move(node), DType::Int64, out);
 }
 
 // CumSum along a known axis; exclusive and reverse sums are refused. PyTorch's cumsum of int32

@@ -175,7 +175,10 @@ TEST(ImportReduce, ArgMaxArgMinCumSum) {
   // The first index of the extreme, as PyTorch.
   check_op({"ArgMax", {x}, i64({2, 1}, {1, 0}), {attr_i("axis", 1)}});
   check_op({"ArgMin", {x}, i64({3}, {0, 1, 0}), {attr_i("keepdims", 0)}});
-  EXPECT_IMPORT_ERROR(single_node({"ArgMax", {x}, i64({1, 3}, {}), {attr_i("select_last_index", 1)}}, false), "select_last_index = 1");
+  // select_last_index = 1: the last index of the extreme (ONNX's node tests *_select_last_index).
+  check_op({"ArgMax", {x}, i64({2, 1}, {2, 2}), {attr_i("axis", 1), attr_i("select_last_index", 1)}});
+  check_op({"ArgMin", {f32({2, 4}, {3, 1, 1, 4, 2, 0, 2, 0})}, i64({2}, {2, 3}),
+            {attr_i("axis", -1), attr_i("keepdims", 0), attr_i("select_last_index", 1)}});
   check_op({"CumSum", {x, i64({}, {1})}, f32({2, 3}, {1, 6, 11, 7, 7, 14})});
   check_op({"CumSum", {i32({3}, {1, 2, 3}), i32({}, {0})}, i32({3}, {1, 3, 6})});
   EXPECT_IMPORT_ERROR(single_node({"CumSum", {x, i64({}, {1})}, x, {attr_i("reverse", 1)}}, false), "reverse = 1");
