@@ -12,11 +12,6 @@ namespace stax::importer::detail {
 
 namespace {
 
-// Elements start, start + step, ... (count of them) along axis.
-struct AxisSlice {
-  int64_t axis = 0, start = 0, step = 1, count = 0;
-};
-
 // ONNX's Slice semantics per axis: negative starts and ends count from the end, then clamp to
 // [0, dim] for a positive step and to [0, dim - 1] / [-1, dim - 1] for a negative one.
 AxisSlice slice_axis(const NodeCtx& c, int64_t axis, int64_t dim, int64_t start, int64_t end, int64_t step) {
@@ -35,19 +30,6 @@ AxisSlice slice_axis(const NodeCtx& c, int64_t axis, int64_t dim, int64_t start,
     s.count = s.start > end ? (s.start - end - 1) / stride + 1 : 0;
   }
   return s;
-}
-
-// The node selecting `s` of x: a slice, or for a reversing step an index_select.
-Json slice_node(NodeCtx& c, Json x, const AxisSlice& s) {
-  if (s.step > 0 || s.count == 1) {
-    int64_t step = s.step > 0 ? s.step : 1;
-    return with(op_node("slice", {std::move(x)}),
-                {{"dim", s.axis}, {"start", s.start}, {"end", s.start + (s.count - 1) * step + 1}, {"step", step}});
-  }
-  std::vector<int64_t> index;
-  for (int64_t k = 0; k < s.count; ++k) index.push_back(s.start + k * s.step);
-  std::string idx = c.constant("index" + std::to_string(s.axis), int64_tensor(index));
-  return with(op_node("index_select", {std::move(x), idx}), {{"dim", s.axis}});
 }
 
 void map_slice(NodeCtx& c) {

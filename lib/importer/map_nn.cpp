@@ -148,7 +148,7 @@ std::vector<int64_t> pool_kernel(const NodeCtx& c) {
 
 // A 1-D pooling ([N, C, L]) as the 2-D one of [N, C, 1, L]: the window and padding get a
 // leading dim of kernel 1, stride 1, dilation 1 and padding 0, and the input a dim of 1 (undone
-// by set_pool). 2-D ones are left as they are.
+// by unlifted). 2-D ones are left as they are.
 void lift_to_2d(Window& w, Padded& p) {
   if (w.kernel.size() != 1) return;
   for (auto* v : {&w.kernel, &w.stride, &w.dilation}) v->insert(v->begin(), 1);
@@ -156,11 +156,13 @@ void lift_to_2d(Window& w, Padded& p) {
   p.x = reshape_node(std::move(p.x), {p.in[0], p.in[1], 1, p.in[2]});
 }
 
-// The pooling node as output 0, reshaped back to [N, C, L] for a 1-D one.
-void set_pool(NodeCtx& c, Json node, const Padded& p) {
-  if (p.out.size() == 3) node = reshape_node(std::move(node), p.out);
-  c.set_node(0, std::move(node), c.dtype(0), p.out);
+// A pooling node of the lifted input, reshaped back to [N, C, L] for a 1-D one.
+Json unlifted(Json node, const Padded& p) {
+  return p.out.size() == 3 ? reshape_node(std::move(node), p.out) : node;
 }
+
+// The pooling node as output 0.
+void set_pool(NodeCtx& c, Json node, const Padded& p) { c.set_node(0, unlifted(std::move(node), p), c.dtype(0), p.out); }
 
 // MaxPool, 1-D or 2-D; its Indices output is not produced.
 void map_max_pool(NodeCtx& c) {
@@ -214,8 +216,7 @@ void avg_pool_excluding_pads(NodeCtx& c, Window w) {
   Json avg = with(op_node("avg_pool2d", {std::move(p.x)}),
                   {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", p.padding},
                    {"ceil_mode", w.ceil_mode}, {"count_include_pad", true}});
-  if (p.out.size() == 3) avg = reshape_node(std::move(avg), p.out);
-  Json sum = op_node("mul", {std::move(avg), float_attr_json(static_cast<float>(cells), c.dtype(0))});
+  Json sum = op_node("mul", {unlifted(std::move(avg), p), float_attr_json(static_cast<float>(cells), c.dtype(0))});
   c.set_node(0, op_node("div", {std::move(sum), c.constant("cells", inside)}), c.dtype(0), p.out);
 }
 

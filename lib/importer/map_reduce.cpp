@@ -95,12 +95,7 @@ void map_arg_reduce(NodeCtx& c) {
   const char* op = c.op_type() == "ArgMax" ? "argmax" : "argmin";
   const bool last = c.attr_int("select_last_index", 0) != 0;
   const int64_t n = c.shape(0)[static_cast<std::size_t>(axis)];
-  Json x = c.arg(0);
-  if (last) {
-    std::vector<int64_t> reversed(static_cast<std::size_t>(n));
-    for (int64_t i = 0; i < n; ++i) reversed[static_cast<std::size_t>(i)] = n - 1 - i;
-    x = with(op_node("index_select", {std::move(x), c.constant("reversed", int64_tensor(reversed))}), {{"dim", axis}});
-  }
+  Json x = last ? slice_node(c, c.arg(0), AxisSlice{axis, n - 1, -1, n}) : c.arg(0);
   Json node = with(op_node(op, {std::move(x)}), {{"dim", axis}, {"keepdim", keepdims}});
   if (last) node = op_node("sub", {n - 1, std::move(node)});
   c.set_node(0, std::move(node), DType::Int64, out);

@@ -56,4 +56,16 @@ Tensor int64_tensor(const std::vector<int64_t>& values) {
   return t;
 }
 
+Json slice_node(NodeCtx& c, Json x, const AxisSlice& s) {
+  if (s.step > 0 || s.count == 1) {
+    int64_t step = s.step > 0 ? s.step : 1;
+    return with(op_node("slice", {std::move(x)}),
+                {{"dim", s.axis}, {"start", s.start}, {"end", s.start + (s.count - 1) * step + 1}, {"step", step}});
+  }
+  std::vector<int64_t> index;
+  for (int64_t k = 0; k < s.count; ++k) index.push_back(s.start + k * s.step);
+  std::string idx = c.constant("index" + std::to_string(s.axis), int64_tensor(index));
+  return with(op_node("index_select", {std::move(x), idx}), {{"dim", s.axis}});
+}
+
 }  // namespace stax::importer::detail

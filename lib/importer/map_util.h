@@ -22,6 +22,13 @@ void require_float(const NodeCtx& c, std::size_t i, std::string_view why);
 // A normalization's `epsilon` attribute (default 1e-5); fails unless finite and >= 0.
 float epsilon_attr(const NodeCtx& c);
 
+// Elements start, start + step, ... (count of them) along axis.
+struct AxisSlice {
+  int64_t axis = 0, start = 0, step = 1, count = 0;
+};
+// The node selecting `s` of x: a slice, or for a reversing step an index_select.
+Json slice_node(NodeCtx& c, Json x, const AxisSlice& s);
+
 // {"op": "reshape", "args": [x], "shape": shape}
 Json reshape_node(Json x, const Shape& shape);
 // Attributes added to a node in order: with(op_node(...), {{"dim", 1}, {"keepdim", true}}).

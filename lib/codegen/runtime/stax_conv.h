@@ -441,8 +441,10 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
     const int t = gemm_team().t;
     T* padded = nullptr;
     int64_t* taps = nullptr;
+    bool prepared = false;
     for (int64_t c; (c = runs.take(t)) >= 0;) {
-      if (taps == nullptr) {  // the thread's first run
+      if (!prepared) {  // the thread's first run
+        prepared = true;
         const std::size_t elements = static_cast<std::size_t>(s.cin_g() * pd.plane());
         // The tap offsets (K), then the phases' bounds (2 sw).
         taps = static_cast<int64_t*>(gemm_buffer(0).get(sizeof(int64_t) * static_cast<std::size_t>(K + 2 * pd.phases)));
