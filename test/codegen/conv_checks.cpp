@@ -147,6 +147,7 @@ const int64_t kShapes[][11] = {
     {2, 24, 14, 13, 160, 3, 3, 2, 1, 1, 1},    // the same with stride 2 (7 x 7 outputs), batch 2
     {1, 16, 11, 11, 128, 3, 3, 1, 2, 2, 1},    // the same dilated, wide padding
     {1, 16, 9, 10, 130, 1, 3, 1, 1, 1, 1},     // a 1 x 3 kernel padded on both dims, 130 channels
+    {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},     // 1155 positions into 96 channels: C^T by blocks of positions and channels
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
@@ -193,7 +194,7 @@ void check_conv() {
   const int64_t kThreadShapes[][11] = {
       {1, 32, 28, 28, 48, 3, 3, 1, 1, 1, 1},     {1, 64, 28, 28, 128, 3, 3, 1, 1, 1, 1},
       {1, 32, 28, 28, 48, 1, 1, 1, 0, 1, 1},     {1, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1},
-      {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},
+      {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},    {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -216,7 +217,7 @@ void check_conv() {
   for (int shift : {0, 1})
   for (bool ahead : {false, true})
   for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14],
-                        kShapes[25]}) {
+                        kShapes[17], kShapes[25], kShapes[28]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);

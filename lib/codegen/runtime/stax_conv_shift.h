@@ -25,7 +25,7 @@
 #pragma once
 #include "stax_conv.h"  // (not emitted) the sections these require, so this header compiles alone
 
-// @section conv_shift requires gemm
+// @section conv_shift requires gemm vec_transpose
 #ifndef STAX_RT_CONV_SHIFT
 #define STAX_RT_CONV_SHIFT
 namespace {
@@ -454,37 +454,42 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
   return true;
 }
 
-// ---- few positions: the product transposed ----
+// ---- the product transposed ----
 
 // A convolution whose output positions leave vector lanes empty when they are the GEMM's columns
 // (7 x 7: 49 positions take 4 vectors of 16, the last with one lane; the shifted path also
-// computes and drops KW - 1 positions per row) is computed transposed: C^T [positions, channels]
-// = X^T W^T. The output channels fill the lanes (a whole number of vectors in every network) and
-// the positions are the tiles' rows, which the micro-kernels of every height (1 to MR) cover
-// without waste. The weights are packed ahead as that product's B (W^T in gemm_pack_b's layout).
-// X^T is read in place: a pointwise convolution's input by its strides (its positions
-// contiguous); the patches of a kernel of several taps from the shifted copy, each tile
-// broadcasting its positions' elements of tap k from where they lie (conv_swap_tile), so that
-// nothing is packed. Each finished tile of C^T, in L1, is transposed into the output and the bias
-// added; the convolution's epilogue runs once the image's output is whole. Summation order: the
-// GEMM's, as on every other path (the same bits).
+// computes and drops KW - 1 positions per row), and a kernel of several taps into channels that
+// fill whole vectors, are computed transposed: C^T [positions, channels] = X^T W^T. The output
+// channels fill the lanes and the positions are the tiles' rows, which the micro-kernels of every
+// height (1 to MR) cover without waste. The weights are packed ahead as that product's B (W^T in
+// gemm_pack_b's layout). X^T is read in place: a pointwise convolution's input by its strides
+// (its positions contiguous; each finished tile of C^T, in L1, transposed into the output with the
+// bias, the epilogue run once the image's output is whole); the patches of a kernel of several
+// taps from the shifted copy, each tile broadcasting its positions' elements of tap k from where
+// they lie (conv_swap_tile), so that nothing is packed, by units of positions and channels
+// (conv_swap_taps). Summation order: the GEMM's, as on every other path (the same bits).
 // Taken (kernel by kernel in ResNet-18 and MobileNet-V2, 1 thread, alternating builds):
 // - pointwise: for planes of fewer than four vectors' positions and at least 256 output channels.
 //   On 14 x 14 (196 of AVX-512's 208 lanes used) the transposed stores cost more than the lanes
 //   won; on 7 x 7 (49 of 64) the products of 320 to 1280 channels ran 10-15% faster on 1 thread
 //   and 2-14% on 2, those of 160 channels up to 20% slower on 2 (a narrow last strip of channels
 //   for one of the two threads);
-// - several taps: for 128 output channels or more when the GEMM path's tiles would keep under 90%
-//   of the positions they compute. ResNet-18's 14 x 14 layers (196 of 224 kept) ran 8-13%
-//   faster, its stride-2 layers into 14 x 14 and 7 x 7 12-17%, its 7 x 7 layers of 512 channels
-//   0-9%. Its 28 x 28 layers (784 of 864 kept) ran 2-4% faster on a quiet machine but up to 14%
-//   slower on a loaded one; they, 56 x 56 (96% kept) and the stem (64 channels) are left to the
-//   GEMM path.
+// - several taps: for 64 output channels or more, a whole number of vectors; else for 128 or more
+//   when the GEMM path's tiles would keep under 90% of the positions they compute. First only the
+//   latter: ResNet-18's 14 x 14 layers (196 of 224 kept) ran 8-13% faster, its stride-2 layers
+//   into 14 x 14 and 7 x 7 12-17%, its 7 x 7 layers of 512 channels 0-9%, while its 28 x 28 and
+//   56 x 56 layers ran 2-4% faster. Once the tiles' loop lost its address arithmetic
+//   (conv_swap_tile), every convolution of ResNet-18's that the GEMM path still took ran faster
+//   transposed, min of 30 calls alternating on Zen 3 (AVX2), 1 / 2 threads: the stem (3 -> 64,
+//   7 x 7 / 2) 3.78 -> 3.65 / 2.06 -> 1.77 ms, 64 channels on 56 x 56 3.21 -> 2.86 / 1.65 -> 1.48,
+//   64 -> 128 / 2 2.12 -> 1.76 / 1.23 -> 1.03, 128 channels on 28 x 28 4.26 -> 3.92 / 2.05 -> 1.87.
 template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
   if (s.direct || s.groups != 1) return false;
   const int64_t N = s.spatial();
   if (s.pointwise()) return N % I::width != 0 && N < 4 * I::width && s.cout >= 256;
-  if (s.kh * s.kw == 1 || s.cout < 128) return false;
+  if (s.kh * s.kw == 1 || s.cout < 64) return false;
+  if (s.cout % I::width == 0 && s.k() >= 256) return true;
+  if (s.cout < 128) return false;
   int64_t computed = (N + ConvShiftTile<T, I>::nr - 1) / ConvShiftTile<T, I>::nr * ConvShiftTile<T, I>::nr;
   if (conv_shift_pays<T, I>(s)) {
     const int64_t nr = conv_shift_nr<T, I>(s), positions = ConvShifted(s, nr).positions;
@@ -516,36 +521,43 @@ template <typename T> struct ConvSwapEpilogue {
 // channels) = (accumulate ? C^T : 0) + X^T W^T over one KC block, element (i, k) of X^T at
 // x[off[k] + pos[i]] (tap k of position i in the shifted copy), W^T a packed panel (row k at
 // b + k * NV * W). One row of W^T is NV loads, then each of the MR broadcasts of X^T feeds NV fmas
-// (gemm_tile's loop, the broadcasts read from the copy rather than from a packed panel). Along
-// the way it asks for `pf_lines` cache lines from `pf` into L2, spread over the block: its share
-// of the next panel of W^T (conv_swap_block).
+// (gemm_tile's loop, the broadcasts read from the copy rather than from a packed panel). Each row
+// of the tile keeps a pointer to its position in the copy, so that a broadcast is one load
+// indexed by the tap's offset, with no address arithmetic in the loop (with the offsets added per
+// broadcast, the loop was 34 instructions for 12 fmas on AVX2 and ran at 78-84 GFLOP/s on Zen 3;
+// with the pointers, 27, and 87-91). Along the way it asks for `pf_lines` cache lines from `pf`
+// into L2, spread over the block, one every `kc / pf_lines` rows, between runs of the loop: its
+// share of the next panel of W^T (conv_swap_block).
 template <typename T, typename I, int MR, int NV>
 inline void conv_swap_tile(int64_t kc, const T* x, const int64_t* off, const int64_t* pos, const T* b, T* c,
                            int64_t ldc, int n, bool accumulate, const char* pf, int64_t pf_lines) {
   using V = Vec<T, I>;
   constexpr int W = I::width;
   V acc[MR][NV];
-  int64_t at[MR];
+  const T* xi[MR];
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
-    at[i] = pos[i];
+    xi[i] = x + pos[i];
     _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) {
       acc[i][v] = accumulate ? gemm_load_lanes<V>(c + i * ldc + v * W, n - v * W) : V(T(0));
     }
   }
-  const int64_t pf_every = pf_lines > 0 ? (kc + pf_lines - 1) / pf_lines : kc + 1;
-  for (int64_t k = 0, pf_at = 0; k < kc; ++k) {
-    if (k == pf_at) {
+  const int64_t pf_every = pf_lines > 0 ? (kc + pf_lines - 1) / pf_lines : kc;
+  for (int64_t k0 = 0; k0 < kc; k0 += pf_every) {
+    if (pf_lines > 0) {
       __builtin_prefetch(pf, 0, 2);
-      pf += 64, pf_at += pf_every;
+      pf += 64;
     }
-    const T* xk = x + off[k];
-    V bv[NV];
-    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + v * W);
-    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
-      const V ai(xk[at[i]]);
-      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+    const int64_t k1 = k0 + pf_every < kc ? k0 + pf_every : kc;
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t o = off[k];
+      V bv[NV];
+      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(b + v * W);
+      _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+        const V ai(xi[i][o]);
+        _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+      }
+      b += NV * W;
     }
-    b += NV * W;
   }
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
     _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) gemm_store_lanes(acc[i][v], c + i * ldc + v * W, n - v * W);
@@ -619,82 +631,113 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
   }
 }
 
-// One image's C^T = X^T W^T for a kernel of several taps (x: the image), each thread on its
-// block of C^T (gemm_grid's split of positions and channels). When the threads split the
-// positions, each first fills in a buffer of its own the rows of the shifted copy its positions
-// read (as conv_shift_run does); when they split only the channels (each reads the whole copy),
-// or when a thread cannot allocate its buffer, every thread uses `shared` (the calling thread's),
-// filled by all of them, a share of the channels each, before any tile runs; the panels of
-// channels are then dealt out one at a time (GemmChunks), each over every position. (Each
-// thread filling the whole copy for itself made ResNet-18's 7 x 7 layers 3-5% slower on 2
-// threads.)
-template <typename T, typename I, typename E>
-inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& shared,
-                           const int64_t* pos, const T* x, const T* packed, T* ct, const E& ep) {
+// How one image's transposed product is dealt out: units of a block of positions by a block of
+// whole panels of channels. A block of positions is as many as fill a quarter of L2 with their
+// rows of C^T over every channel (at least four tiles' rows), so that the tiles' C^T stays in L2
+// between KC blocks and the output they write is still there for the epilogue; its channels are
+// split in halves until the team has four units per thread, or the panels run out.
+struct ConvSwapUnits {
+  int64_t position_blocks, channel_blocks, rows;  // rows: the most positions of a block
+  int64_t count() const { return position_blocks * channel_blocks; }
+};
+template <typename T, typename I> inline ConvSwapUnits conv_swap_units(int64_t N, int64_t M, int threads) {
   using S = GemmShape<T, I>;
-  const int64_t N = s.spatial(), M = s.cout, K = s.k();
+  const int64_t fit = gemm_caches().l2 / 4 / (M * int64_t(sizeof(T))), tall = fit > 4 * S::mr ? fit : 4 * S::mr;
+  ConvSwapUnits u{(N + tall - 1) / tall, 1, 0};
+  u.rows = (N + u.position_blocks - 1) / u.position_blocks;
+  const int64_t panels = (M + S::panel - 1) / S::panel;
+  while (u.count() < 4 * int64_t(threads) && u.channel_blocks * 2 <= panels) u.channel_blocks *= 2;
+  return u;
+}
+
+// A unit's block of C^T (rows x channels [n0, n1) at ct, row stride ldc) into the output's
+// channels (o: channel n0 at the unit's first position, each channel N long), the bias added:
+// transposed by register blocks, each channel's run of positions written whole. (Each tile
+// written into the output as it finished, a short run of positions into each of 16 or 32
+// channels, cost a 112 x 112 output 20%: its channels 49 KiB apart fall into a quarter of L1's
+// sets.)
+template <typename T, typename I>
+inline void conv_swap_unit_out(const T* ct, int64_t ldc, int64_t rows, int64_t n0, int64_t n1, const T* bias, T* o,
+                               int64_t N) {
+  using V = Vec<T, I>;
+  constexpr int64_t W = I::width;
+  transpose_tile<I>(ct, ldc, rows, n1 - n0, o, N);
+  if (bias == nullptr) return;  // (x + 0 would turn -0 into +0)
+  for (int64_t j = n0; j < n1; ++j) {
+    T* row = o + (j - n0) * N;
+    const V b(bias[j]);
+    int64_t i = 0;
+    for (; i + W <= rows; i += W) (V::loadu(row + i) + b).storeu(row + i);
+    for (; i < rows; ++i) row[i] += bias[j];
+  }
+}
+
+// One image's C^T = X^T W^T for a kernel of several taps (x: the image): the threads first fill
+// the shifted copy together, a share of the channels each; then each takes units (ConvSwapUnits;
+// its own run first, in order, then the others': GemmChunks), computes a unit's tiles into its
+// block of C^T (`cts`, one per thread, `rows` x M) and transposes each finished tile into the
+// output (`store`), then runs the convolution's epilogue on the unit's channels x positions of
+// the output while they are in L2. (C^T of the whole image, then the output by one pass and the
+// epilogue by another, cost ResNet-18's stem 40% and its 56 x 56 layers 10-15% on 2 threads.)
+template <typename T, typename I, typename E>
+inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& copy,
+                           const int64_t* pos, const T* x, const T* packed, const T* bias, T* out, int64_t image,
+                           const ConvSwapUnits& u, T* cts, int threads, const E& ep) {
+  using S = GemmShape<T, I>;
+  const int64_t N = s.spatial(), M = s.cout, K = s.k(), panels = (M + S::panel - 1) / S::panel;
   GemmPlan plan = gemm_plan<T, I>(N, M, K);
   plan.mr = S::mr, plan.nr = S::panel;
-  const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
-  bool short_of_memory = false;
-  GemmChunks panels((M + S::panel - 1) / S::panel, threads);
+  GemmChunks units(u.count(), threads);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const GemmTeam team = gemm_team();
-    const int t = team.t, nthreads = team.threads;
-    const ConvShiftBuffer<T> mine = conv_shift_buffer<T>(s, L);  // the calling thread's: `shared`
-    const bool fall_back = conv_team_short(mine.off == nullptr, short_of_memory);
-    const GemmThreadBlock tb = gemm_thread_block(N, M, plan.mr, plan.nr, t, nthreads);
-    const bool work = tb.m0 < tb.m1 && tb.n0 < tb.n1;
-    if (fall_back || tb.g.tm == 1) {  // (every thread's positions all of them: one copy serves)
-      conv_shift_fill<T, I>(s, L, x, s.cin_g() * t / nthreads, s.cin_g() * (t + 1) / nthreads, 0, L.rows, shared);
+    conv_shift_fill<T, I>(s, L, x, s.cin_g() * team.t / team.threads, s.cin_g() * (team.t + 1) / team.threads, 0,
+                          L.rows, copy);
 #pragma omp barrier
-      // Every position by panels of channels, dealt out one at a time (GemmChunks), each
-      // prefetching the next panel of the thread's run.
-      GemmThreadBlock panel = tb;
-      panel.m0 = 0, panel.m1 = N;
-      const int64_t run_end = panels.size() * (t + 1) / nthreads * S::panel;
-      for (int64_t c; (c = panels.take(t)) >= 0;) {
-        panel.n0 = c * S::panel, panel.n1 = panel.n0 + S::panel < M ? panel.n0 + S::panel : M;
-        conv_swap_block<T, I>(plan, s, shared, pos, packed, ct, panel, run_end < M ? run_end : M, ep);
-      }
-    } else if (work) {
-      // Output rows tb.m0 / OW to (tb.m1 - 1) / OW and the taps' reach below them.
-      const int64_t r0 = tb.m0 / s.ow, r1 = (tb.m1 - 1) / s.ow + (s.kh - 1) * s.dh / s.sh + 1;
-      conv_shift_fill<T, I>(s, L, x, 0, s.cin_g(), r0, r1 < L.rows ? r1 : L.rows, mine);
-      conv_swap_block<T, I>(plan, s, mine, pos, packed, ct, tb, tb.n1, ep);
+    T* ct = cts + team.t * u.rows * M;
+    for (int64_t c; (c = units.take(team.t)) >= 0;) {
+      const int64_t b = c / u.channel_blocks, cb = c % u.channel_blocks;
+      const int64_t q0 = N * b / u.position_blocks, q1 = N * (b + 1) / u.position_blocks;
+      const int64_t n0 = panels * cb / u.channel_blocks * S::panel, n_end = panels * (cb + 1) / u.channel_blocks * S::panel;
+      const int64_t n1 = n_end < M ? n_end : M;
+      const GemmThreadBlock tb{GemmGrid{}, 0, q1 - q0, n0, n1};
+      conv_swap_block<T, I>(plan, s, copy, pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
+      conv_swap_unit_out<T, I>(ct + n0, M, q1 - q0, n0, n1, bias, out + n0 * N + q0, N);
+      ep(image, n0, n1, q0, q1, out + n0 * N + q0, N);
     }
   }
 }
 
-// The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights), C^T
-// (and where each position lies in the shifted copy) in the calling thread's buffer; false, with
-// nothing written, when a buffer cannot be allocated. The convolution's epilogue runs once the
-// image's output is whole, on its whole rows (a tile's rows of 8 positions are shorter than a
-// vector: the epilogue's loops would run them element by element), over the threads by blocks of
-// channels.
+// The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights); false,
+// with nothing written, when a buffer cannot be allocated. A pointwise one reads its input in
+// place, its C^T in the calling thread's buffer, and runs the epilogue once the image's output is
+// whole, on its whole rows (a tile's rows of 8 positions are shorter than a vector: the
+// epilogue's loops would run them element by element), over the threads by blocks of channels.
+// One of several taps goes by units (conv_swap_taps).
 template <typename T, typename I, typename E>
 inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep) {
   const int64_t N = s.spatial(), M = s.cout, K = s.k();
-  const std::size_t ct_bytes = (sizeof(T) * static_cast<std::size_t>(N * M) + 63) / 64 * 64;
-  char* mem = static_cast<char*>(gemm_buffer(3).get(ct_bytes + sizeof(int64_t) * static_cast<std::size_t>(N)));
-  if (mem == nullptr) return false;
-  T* ct = reinterpret_cast<T*>(mem);
-  int64_t* pos = reinterpret_cast<int64_t*>(mem + ct_bytes);
-  const ConvShifted L(s, GemmShape<T, I>::panel);
-  ConvShiftBuffer<T> shifted{nullptr, nullptr, nullptr};
   if (!s.pointwise()) {
-    shifted = conv_shift_buffer<T>(s, L);
-    if (shifted.off == nullptr) return false;
+    const GemmPlan plan = gemm_plan<T, I>(N, M, K);
+    const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
+    const ConvSwapUnits u = conv_swap_units<T, I>(N, M, threads);
+    const ConvShifted L(s, GemmShape<T, I>::panel);
+    const ConvShiftBuffer<T> copy = conv_shift_buffer<T>(s, L);
+    int64_t* pos = static_cast<int64_t*>(gemm_buffer(3).get(sizeof(int64_t) * static_cast<std::size_t>(N)));
+    T* cts = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(threads * u.rows * M)));
+    if (copy.off == nullptr || pos == nullptr || cts == nullptr) return false;
     for (int64_t oh = 0, q = 0; oh < s.oh; ++oh)
       for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * L.width + ow;
+    for (int64_t image = 0; image < s.n; ++image)
+      conv_swap_taps<T, I>(s, L, copy, pos, x + image * s.c * s.h * s.w, packed, bias, out + image * M * N, image, u,
+                           cts, threads, ep);
+    return true;
   }
+  T* ct = static_cast<T*>(gemm_buffer(3).get(sizeof(T) * static_cast<std::size_t>(N * M)));
+  if (ct == nullptr) return false;
   for (int64_t image = 0; image < s.n; ++image) {
     T* o = out + image * M * N;
-    const T* xi = x + image * s.c * s.h * s.w;
-    const ConvSwapEpilogue<T> store{bias, o, N};
-    if (s.pointwise()) gemm_prepacked<T, I>(xi, 1, N, packed, ct, M, N, M, K, store);
-    else conv_swap_taps<T, I>(s, L, shifted, pos, xi, packed, ct, store);
+    gemm_prepacked<T, I>(x + image * s.c * s.h * s.w, 1, N, packed, ct, M, N, M, K, ConvSwapEpilogue<T>{bias, o, N});
     if constexpr (!std::is_same_v<E, ConvNoEpilogue>) {
       constexpr int64_t kChannels = 64;
       const int64_t blocks = (M + kChannels - 1) / kChannels;
