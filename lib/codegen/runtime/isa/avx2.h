@@ -143,7 +143,7 @@ template <> struct Vec<float, IsaAvx2> {
     return Vec(_mm256_add_ps(_mm256_set1_ps(start), _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7)));
   }
   void store(float* p) const { _mm256_store_ps(p, v); }
-  void storeu(float* p) const { _mm256_storeu_ps(p, v); }
+  void storeu(float* p) const { vec_store_lanes_of<float, 32>(p, v); }
   void storeu(float* p, int n) const { _mm256_maskstore_ps(p, avx2_first32(n), v); }
   void stream(float* p) const { _mm256_stream_ps(p, v); }
   float lane(int i) const {
@@ -184,8 +184,8 @@ template <> struct Vec<double, IsaAvx2> {
     _mm256_store_pd(p + 4, hi);
   }
   void storeu(double* p) const {
-    _mm256_storeu_pd(p, lo);
-    _mm256_storeu_pd(p + 4, hi);
+    vec_store_lanes_of<double, 32>(p, lo);
+    vec_store_lanes_of<double, 32>(p + 4, hi);
   }
   void storeu(double* p, int n) const {
     const __m256i m = avx2_first32(n);
@@ -220,7 +220,7 @@ template <> struct Vec<int32_t, IsaAvx2> {
   }
   static Vec iota(int32_t start) { return Vec(_mm256_add_epi32(_mm256_set1_epi32(start), avx2_iota32())); }
   void store(int32_t* p) const { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
-  void storeu(int32_t* p) const { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  void storeu(int32_t* p) const { vec_store_lanes_of<int32_t, 32>(p, v); }
   void storeu(int32_t* p, int n) const { _mm256_maskstore_epi32(reinterpret_cast<int*>(p), avx2_first32(n), v); }
   void stream(int32_t* p) const { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
   int32_t lane(int i) const {
@@ -265,8 +265,8 @@ template <> struct Vec<int64_t, IsaAvx2> {
     _mm256_store_si256(mp(p + 4), hi);
   }
   void storeu(int64_t* p) const {
-    _mm256_storeu_si256(mp(p), lo);
-    _mm256_storeu_si256(mp(p + 4), hi);
+    vec_store_lanes_of<int64_t, 32>(p, lo);
+    vec_store_lanes_of<int64_t, 32>(p + 4, hi);
   }
   void storeu(int64_t* p, int n) const {
     const __m256i m = avx2_first32(n);
@@ -324,14 +324,8 @@ inline Avx2M isnan(Avx2F a) { return Avx2M(_mm256_castps_si256(_mm256_cmp_ps(a.v
 inline Avx2F where(Avx2M m, Avx2F a, Avx2F b) { return Avx2F(_mm256_blendv_ps(b.v, a.v, _mm256_castsi256_ps(m.m))); }
 // vmaxps(b, a) is `b > a ? b : a` and gives a when either is NaN; b is then blended in where b
 // alone is NaN.
-inline Avx2F maximum(Avx2F a, Avx2F b) {
-  const __m256 b_only = _mm256_andnot_ps(_mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q), _mm256_cmp_ps(b.v, b.v, _CMP_UNORD_Q));
-  return Avx2F(_mm256_blendv_ps(_mm256_max_ps(b.v, a.v), b.v, b_only));
-}
-inline Avx2F minimum(Avx2F a, Avx2F b) {
-  const __m256 b_only = _mm256_andnot_ps(_mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q), _mm256_cmp_ps(b.v, b.v, _CMP_UNORD_Q));
-  return Avx2F(_mm256_blendv_ps(_mm256_min_ps(b.v, a.v), b.v, b_only));
-}
+inline Avx2F maximum(Avx2F a, Avx2F b) { return Avx2F(vec_nan_pick<float>(a.v, b.v, _mm256_max_ps(b.v, a.v))); }
+inline Avx2F minimum(Avx2F a, Avx2F b) { return Avx2F(vec_nan_pick<float>(a.v, b.v, _mm256_min_ps(b.v, a.v))); }
 // Pairwise: ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
 inline float reduce_sum(Avx2F a) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
@@ -386,14 +380,8 @@ inline Avx2D where(Avx2M m, Avx2D a, Avx2D b) {
   return Avx2D(_mm256_blendv_pd(b.lo, a.lo, _mm256_castsi256_pd(m.lo64())),
                _mm256_blendv_pd(b.hi, a.hi, _mm256_castsi256_pd(m.hi64())));
 }
-inline __m256d avx2_maximum_pd(__m256d a, __m256d b) {
-  const __m256d b_only = _mm256_andnot_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
-  return _mm256_blendv_pd(_mm256_max_pd(b, a), b, b_only);
-}
-inline __m256d avx2_minimum_pd(__m256d a, __m256d b) {
-  const __m256d b_only = _mm256_andnot_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
-  return _mm256_blendv_pd(_mm256_min_pd(b, a), b, b_only);
-}
+inline __m256d avx2_maximum_pd(__m256d a, __m256d b) { return vec_nan_pick<double>(a, b, _mm256_max_pd(b, a)); }
+inline __m256d avx2_minimum_pd(__m256d a, __m256d b) { return vec_nan_pick<double>(a, b, _mm256_min_pd(b, a)); }
 inline Avx2D maximum(Avx2D a, Avx2D b) { return Avx2D(avx2_maximum_pd(a.lo, b.lo), avx2_maximum_pd(a.hi, b.hi)); }
 inline Avx2D minimum(Avx2D a, Avx2D b) { return Avx2D(avx2_minimum_pd(a.lo, b.lo), avx2_minimum_pd(a.hi, b.hi)); }
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).

@@ -143,7 +143,7 @@ template <> struct Vec<float, IsaAvx512> {
     return Vec(_mm512_add_ps(_mm512_set1_ps(start), _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
   }
   void store(float* p) const { _mm512_store_ps(p, v); }
-  void storeu(float* p) const { _mm512_storeu_ps(p, v); }
+  void storeu(float* p) const { vec_store_lanes_of<float, 64>(p, v); }
   void storeu(float* p, int n) const { _mm512_mask_storeu_ps(p, Mask<IsaAvx512>::first(n).k, v); }
   void stream(float* p) const { _mm512_stream_ps(p, v); }
   float lane(int i) const {
@@ -182,8 +182,8 @@ template <> struct Vec<double, IsaAvx512> {
     _mm512_store_pd(p + 8, hi);
   }
   void storeu(double* p) const {
-    _mm512_storeu_pd(p, lo);
-    _mm512_storeu_pd(p + 8, hi);
+    vec_store_lanes_of<double, 64>(p, lo);
+    vec_store_lanes_of<double, 64>(p + 8, hi);
   }
   void storeu(double* p, int n) const {
     const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
@@ -219,7 +219,7 @@ template <> struct Vec<int32_t, IsaAvx512> {
     return Vec(_mm512_add_epi32(_mm512_set1_epi32(start), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
   }
   void store(int32_t* p) const { _mm512_store_si512(p, v); }
-  void storeu(int32_t* p) const { _mm512_storeu_si512(p, v); }
+  void storeu(int32_t* p) const { vec_store_lanes_of<int32_t, 64>(p, v); }
   void storeu(int32_t* p, int n) const { _mm512_mask_storeu_epi32(p, Mask<IsaAvx512>::first(n).k, v); }
   void stream(int32_t* p) const { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
   int32_t lane(int i) const {
@@ -259,8 +259,8 @@ template <> struct Vec<int64_t, IsaAvx512> {
     _mm512_store_si512(p + 8, hi);
   }
   void storeu(int64_t* p) const {
-    _mm512_storeu_si512(p, lo);
-    _mm512_storeu_si512(p + 8, hi);
+    vec_store_lanes_of<int64_t, 64>(p, lo);
+    vec_store_lanes_of<int64_t, 64>(p + 8, hi);
   }
   void storeu(int64_t* p, int n) const {
     const Mask<IsaAvx512> m = Mask<IsaAvx512>::first(n);
@@ -316,12 +316,10 @@ inline Avx512F where(Avx512M m, Avx512F a, Avx512F b) { return Avx512F(_mm512_ma
 // vmaxps(b, a) is `b > a ? b : a` and gives a when either is NaN; b is then patched in where b
 // alone is NaN.
 inline Avx512F maximum(Avx512F a, Avx512F b) {
-  const __mmask16 b_only = static_cast<__mmask16>(isnan(b).k & ~isnan(a).k);
-  return Avx512F(_mm512_mask_mov_ps(_mm512_maskz_max_ps(kAll16, b.v, a.v), b_only, b.v));
+  return Avx512F(vec_nan_pick<float>(a.v, b.v, _mm512_maskz_max_ps(kAll16, b.v, a.v)));
 }
 inline Avx512F minimum(Avx512F a, Avx512F b) {
-  const __mmask16 b_only = static_cast<__mmask16>(isnan(b).k & ~isnan(a).k);
-  return Avx512F(_mm512_mask_mov_ps(_mm512_maskz_min_ps(kAll16, b.v, a.v), b_only, b.v));
+  return Avx512F(vec_nan_pick<float>(a.v, b.v, _mm512_maskz_min_ps(kAll16, b.v, a.v)));
 }
 // Pairwise, halves first (GCC's _mm512_reduce_add_* would draw the warnings above).
 inline float reduce_sum(Avx512F a) {
@@ -374,14 +372,12 @@ inline Avx512D where(Avx512M m, Avx512D a, Avx512D b) {
   return Avx512D(_mm512_mask_blend_pd(m.lo8(), b.lo, a.lo), _mm512_mask_blend_pd(m.hi8(), b.hi, a.hi));
 }
 inline Avx512D maximum(Avx512D a, Avx512D b) {
-  const Avx512M b_only = isnan(b) & ~isnan(a);
-  return Avx512D(_mm512_mask_mov_pd(_mm512_maskz_max_pd(kAll8, b.lo, a.lo), b_only.lo8(), b.lo),
-                 _mm512_mask_mov_pd(_mm512_maskz_max_pd(kAll8, b.hi, a.hi), b_only.hi8(), b.hi));
+  return Avx512D(vec_nan_pick<double>(a.lo, b.lo, _mm512_maskz_max_pd(kAll8, b.lo, a.lo)),
+                 vec_nan_pick<double>(a.hi, b.hi, _mm512_maskz_max_pd(kAll8, b.hi, a.hi)));
 }
 inline Avx512D minimum(Avx512D a, Avx512D b) {
-  const Avx512M b_only = isnan(b) & ~isnan(a);
-  return Avx512D(_mm512_mask_mov_pd(_mm512_maskz_min_pd(kAll8, b.lo, a.lo), b_only.lo8(), b.lo),
-                 _mm512_mask_mov_pd(_mm512_maskz_min_pd(kAll8, b.hi, a.hi), b_only.hi8(), b.hi));
+  return Avx512D(vec_nan_pick<double>(a.lo, b.lo, _mm512_maskz_min_pd(kAll8, b.lo, a.lo)),
+                 vec_nan_pick<double>(a.hi, b.hi, _mm512_maskz_min_pd(kAll8, b.hi, a.hi)));
 }
 inline double reduce_sum(Avx512D a) {
   const __m512d t = _mm512_add_pd(a.lo, a.hi);
