@@ -283,6 +283,13 @@ void check_plans() {
   small.l1 = 16 << 10, small.l2 = 128 << 10, small.l3 = 1 << 20;
   const stax_rt::GemmPlan p = stax_rt::gemm_plan<float, Isa>(1000, 1000, 1000, false, small);
   CHECK(p.kc >= 64 && p.mc >= p.mr && p.nc >= S::panel, "plan for small caches");
+  // Two threads on 22 x 16 tiles of 6 x 16 (BERT's 128 x 256 products on AVX2): B packed at run
+  // time splits the columns (each thread packs only its own); packed ahead, the rows (each packs
+  // only its rows of A).
+  const stax_rt::GemmGrid run_time = stax_rt::gemm_grid(22, 16, 6, 16, 2);
+  const stax_rt::GemmGrid ahead = stax_rt::gemm_grid(22, 16, 6, 16, 2, true);
+  CHECK(run_time.tm == 1 && run_time.tn == 2 && ahead.tm == 2 && ahead.tn == 1, "grids %d x %d and %d x %d", run_time.tm,
+        run_time.tn, ahead.tm, ahead.tn);
 }
 
 }  // namespace gemm_checks
