@@ -152,13 +152,15 @@ const int64_t kShapes[][11] = {
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
 // then serve, or every thread takes the packed patches) or on every thread (the packed patches,
-// weights packed per call). Each shape's shifted copy is larger than any earlier check's (720 and
-// 900 KB), so that the threads' kept buffers must grow: first the transposed product of several
-// taps, then the shifted path split over the threads. The results against the naive sum, and the same bits as
+// weights packed per call). Each shape's shifted copy is larger than any earlier check's (720, 864
+// and 900 KB), so that the threads' kept buffers must grow: first the transposed product of
+// several taps, then the same over a batch's images, then the shifted path split over the
+// threads. The results against the naive sum, and the same bits as
 // once the buffers can be allocated.
 void check_short_of_memory() {
   const ConvShape swapped = shape(1, 200, 27, 27, 160, 3, 3, 2, 1, 1, 1), shifted = shape(1, 128, 40, 40, 32, 3, 3, 1, 1, 1, 1);
-  for (const ConvShape& s : {swapped, shifted}) {
+  const ConvShape images = shape(2, 240, 27, 27, 160, 3, 3, 2, 1, 1, 1);  // whole images per thread
+  for (const ConvShape& s : {swapped, images, shifted}) {
     const ConvData<float> d = data_for<float>(s, 31);
     std::vector<std::vector<float>> outs;
     for (int mode : {2, 1, 0}) {

