@@ -148,19 +148,22 @@ const int64_t kShapes[][11] = {
     {1, 16, 11, 11, 128, 3, 3, 1, 2, 2, 1},    // the same dilated, wide padding
     {1, 16, 9, 10, 130, 1, 3, 1, 1, 1, 1},     // a 1 x 3 kernel padded on both dims, 130 channels
     {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},     // 1155 positions into 96 channels: C^T by blocks of positions and channels
+    {1, 32, 15, 17, 64, 3, 3, 2, 1, 1, 1},     // C^T with stride 2, odd sizes: positions spaced in the padded copy
+    {1, 32, 20, 19, 64, 3, 3, 2, 2, 2, 1},     // the same dilated, wide padding
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
 // then serve, or every thread takes the packed patches) or on every thread (the packed patches,
-// weights packed per call). Each shape's shifted copy is larger than any earlier check's (720, 864
-// and 900 KB), so that the threads' kept buffers must grow: first the transposed product of
-// several taps, then the same over a batch's images, then the shifted path split over the
-// threads. The results against the naive sum, and the same bits as
-// once the buffers can be allocated.
+// weights packed per call). Each shape's copy of the input is larger than any earlier check's
+// (900 KB, then 1.1 and 1.3 MB per thread), so that the threads' kept buffers must grow: first
+// the shifted path split over the threads (a copy in each thread's buffer), then the transposed
+// product of several taps (the calling thread's buffer holds every thread's copy), then the same
+// over a batch's images. The results against the naive sum, and the same bits as once the
+// buffers can be allocated.
 void check_short_of_memory() {
-  const ConvShape swapped = shape(1, 200, 27, 27, 160, 3, 3, 2, 1, 1, 1), shifted = shape(1, 128, 40, 40, 32, 3, 3, 1, 1, 1, 1);
-  const ConvShape images = shape(2, 240, 27, 27, 160, 3, 3, 2, 1, 1, 1);  // whole images per thread
-  for (const ConvShape& s : {swapped, images, shifted}) {
+  const ConvShape swapped = shape(1, 320, 27, 27, 96, 3, 3, 2, 1, 1, 1), shifted = shape(1, 128, 40, 40, 32, 3, 3, 1, 1, 1, 1);
+  const ConvShape images = shape(2, 384, 27, 27, 96, 3, 3, 2, 1, 1, 1);  // whole images per thread
+  for (const ConvShape& s : {shifted, swapped, images}) {
     const ConvData<float> d = data_for<float>(s, 31);
     std::vector<std::vector<float>> outs;
     for (int mode : {2, 1, 0}) {
@@ -197,6 +200,7 @@ void check_conv() {
       {1, 32, 28, 28, 48, 3, 3, 1, 1, 1, 1},     {1, 64, 28, 28, 128, 3, 3, 1, 1, 1, 1},
       {1, 32, 28, 28, 48, 1, 1, 1, 0, 1, 1},     {1, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1},
       {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},    {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},
+      {1, 32, 100, 99, 64, 3, 3, 2, 1, 1, 1},    // C^T by blocks of positions, each thread filling its copy's rows
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -219,7 +223,7 @@ void check_conv() {
   for (int shift : {0, 1})
   for (bool ahead : {false, true})
   for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14],
-                        kShapes[17], kShapes[25], kShapes[28]}) {
+                        kShapes[17], kShapes[25], kShapes[28], kShapes[30]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);

@@ -640,8 +640,9 @@ struct ConvSwapUnits {
   int64_t position_blocks, channel_blocks, rows;  // rows: the most positions of a block
   int64_t count() const { return position_blocks * channel_blocks; }
 };
-template <typename T, typename I> inline ConvSwapUnits conv_swap_units(int64_t N, int64_t M, int threads) {
+template <typename T, typename I> inline ConvSwapUnits conv_swap_units(const ConvShape& s, int threads) {
   using S = GemmShape<T, I>;
+  const int64_t N = s.spatial(), M = s.cout;
   const int64_t fit = gemm_caches().l2 / 4 / (M * int64_t(sizeof(T))), tall = fit > 4 * S::mr ? fit : 4 * S::mr;
   ConvSwapUnits u{(N + tall - 1) / tall, 1, 0};
   u.rows = (N + u.position_blocks - 1) / u.position_blocks;
@@ -672,64 +673,105 @@ inline void conv_swap_unit_out(const T* ct, int64_t ldc, int64_t rows, int64_t n
   }
 }
 
-// One image's C^T = X^T W^T for a kernel of several taps (x: the image): the threads first fill
-// the shifted copy together, a share of the channels each; then each takes units (ConvSwapUnits;
-// its own run first, in order, then the others': GemmChunks), computes a unit's tiles into its
-// block of C^T (`cts`, one per thread, `rows` x M) and transposes each finished tile into the
-// output (`store`), then runs the convolution's epilogue on the unit's channels x positions of
-// the output while they are in L2. (C^T of the whole image, then the output by one pass and the
-// epilogue by another, cost ResNet-18's stem 40% and its 56 x 56 layers 10-15% on 2 threads.)
+// The stride-1 convolution whose shifted copy a transposed product of several taps reads: the
+// input zero-padded, whole rows, no phases. Its tiles broadcast each position's taps from where
+// they lie (pos, off), so a stride only spaces the positions: output (oh, ow) reads from
+// (oh sh, ow sw) on. (The phases of the GEMM's path, which its vector loads need, took stride-2
+// layers one element at a time: 12% of ResNet-18's 64 -> 128 / 2 on one thread.)
+inline ConvShape conv_swap_padded(const ConvShape& s) {
+  ConvShape p = s;
+  p.oh = (s.oh - 1) * s.sh + 1, p.ow = (s.ow - 1) * s.sw + 1, p.sh = 1, p.sw = 1;
+  return p;
+}
+
+// The buffers of a transposed product of several taps: the tap offsets (K, shared), then one
+// padded copy per thread (`stride` elements apart), with each output position's place in a copy.
+template <typename T> struct ConvSwapCopies {
+  ConvShape padded;  // conv_swap_padded
+  ConvShifted L;     // its layout
+  int64_t* off;
+  const int64_t* pos;
+  T* data;
+  int64_t stride;
+  ConvShiftBuffer<T> of(int t) const { return {off, nullptr, data + t * stride}; }
+};
+
+// Rows [r0, r1) of every channel of a thread's copy, given the rows [f0, f1) it already holds:
+// only those it lacks when the two ranges meet (a thread's units go forward through the image),
+// else the new range alone; [f0, f1) becomes what the copy holds.
+template <typename T, typename I>
+inline void conv_swap_fill_rows(const ConvSwapCopies<T>& cp, const ConvShiftBuffer<T>& buf, const T* x, int64_t r0,
+                                int64_t r1, int64_t& f0, int64_t& f1) {
+  const int64_t C = cp.padded.cin_g();
+  if (r1 < f0 || r0 > f1 || f0 == f1) {
+    conv_shift_fill<T, I>(cp.padded, cp.L, x, 0, C, r0, r1, buf);
+    f0 = r0, f1 = r1;
+    return;
+  }
+  if (r0 < f0) conv_shift_fill<T, I>(cp.padded, cp.L, x, 0, C, r0, f0, buf), f0 = r0;
+  if (r1 > f1) conv_shift_fill<T, I>(cp.padded, cp.L, x, 0, C, f1, r1, buf), f1 = r1;
+}
+
+// One image's C^T = X^T W^T for a kernel of several taps (x: the image): each thread takes units
+// (ConvSwapUnits; its own run first, in order, then the others': GemmChunks), fills the rows of
+// its own copy the unit's positions read (those it lacks), computes the unit's tiles into its
+// block of C^T (`cts`, one per thread, `rows` x M), transposes it into the output
+// (conv_swap_unit_out), then runs the convolution's epilogue on the unit's channels x positions
+// of the output while they are in L2. No barrier, and no copy line written by one core for
+// another: one copy filled by the whole team, a share of the channels each, then read by every
+// thread, took 2 threads 11% (56 x 56) to 20% (stride 2) of ResNet-18's layers, and the tiles ran
+// 8% slower on lines the other core had written. (C^T of the whole image, then the output by one
+// pass and the epilogue by another, cost ResNet-18's stem 40% and its 56 x 56 layers 10-15% on 2
+// threads.)
 template <typename T, typename I, typename E>
-inline void conv_swap_taps(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& copy,
-                           const int64_t* pos, const T* x, const T* packed, const T* bias, T* out, int64_t image,
-                           const ConvSwapUnits& u, T* cts, int threads, const E& ep) {
+inline void conv_swap_taps(const ConvShape& s, const ConvSwapCopies<T>& cp, const T* x, const T* packed,
+                           const T* bias, T* out, int64_t image, const ConvSwapUnits& u, T* cts, int threads,
+                           const E& ep) {
   using S = GemmShape<T, I>;
-  const int64_t N = s.spatial(), M = s.cout, K = s.k(), panels = (M + S::panel - 1) / S::panel;
+  constexpr int64_t P = S::panel;
+  const int64_t N = s.spatial(), M = s.cout, K = s.k(), panels = (M + P - 1) / P;
   GemmPlan plan = gemm_plan<T, I>(N, M, K);
-  plan.mr = S::mr, plan.nr = S::panel;
+  plan.mr = S::mr, plan.nr = P;
   GemmChunks units(u.count(), threads);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const GemmTeam team = gemm_team();
-    conv_shift_fill<T, I>(s, L, x, s.cin_g() * team.t / team.threads, s.cin_g() * (team.t + 1) / team.threads, 0,
-                          L.rows, copy);
-#pragma omp barrier
+    const ConvShiftBuffer<T> buf = cp.of(team.t);
     T* ct = cts + team.t * u.rows * M;
+    int64_t f0 = 0, f1 = 0;  // the rows this thread's copy holds
     for (int64_t c; (c = units.take(team.t)) >= 0;) {
       const int64_t b = c / u.channel_blocks, cb = c % u.channel_blocks;
       const int64_t q0 = N * b / u.position_blocks, q1 = N * (b + 1) / u.position_blocks;
-      const int64_t n0 = panels * cb / u.channel_blocks * S::panel, n_end = panels * (cb + 1) / u.channel_blocks * S::panel;
+      const int64_t n0 = panels * cb / u.channel_blocks * P, n_end = panels * (cb + 1) / u.channel_blocks * P;
       const int64_t n1 = n_end < M ? n_end : M;
+      const int64_t r0 = q0 / s.ow * s.sh, r1 = (q1 - 1) / s.ow * s.sh + (s.kh - 1) * s.dh + 1;
+      conv_swap_fill_rows<T, I>(cp, buf, x, r0, r1, f0, f1);
       const GemmThreadBlock tb{GemmGrid{}, 0, q1 - q0, n0, n1};
-      conv_swap_block<T, I>(plan, s, copy, pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
+      conv_swap_block<T, I>(plan, s, buf, cp.pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
       conv_swap_unit_out<T, I>(ct + n0, M, q1 - q0, n0, n1, bias, out + n0 * N + q0, N);
       ep(image, n0, n1, q0, q1, out + n0 * N + q0, N);
     }
   }
 }
 
-// A batch's images dealt out to the threads whole (GemmChunks), each thread with a shifted copy
-// and a block of C^T of its own (the calling thread's: `copy` and `cts`); false, with nothing
-// written, when a thread's buffers cannot be allocated. No barrier and no sharing inside an image:
-// ResNet-18 at batch 8 on 2 threads 185.4 -> 175.7 ms, its transposed layers 3-11% faster.
+// A batch's images dealt out to the threads whole (GemmChunks), each thread with its own copy and
+// block of C^T. No barrier and no sharing inside an image: ResNet-18 at batch 8 on 2 threads
+// 185.4 -> 175.7 ms, its transposed layers 3-11% faster.
 template <typename T, typename I, typename E>
-inline bool conv_swap_images(const ConvShape& s, const ConvShifted& L, const ConvShiftBuffer<T>& copy,
-                             const int64_t* pos, const T* x, const T* packed, const T* bias, T* out, T* cts,
-                             int threads, const E& ep) {
+inline void conv_swap_images(const ConvShape& s, const ConvSwapCopies<T>& cp, const T* x, const T* packed,
+                             const T* bias, T* out, T* cts, int threads, const E& ep) {
   const int64_t N = s.spatial(), M = s.cout;
-  const ConvSwapUnits u = conv_swap_units<T, I>(N, M, 1);
+  const ConvSwapUnits u = conv_swap_units<T, I>(s, 1);
   GemmChunks images(s.n, threads);
-  bool short_of_memory = false;
 #pragma omp parallel num_threads(threads)
   {
     const int t = gemm_team().t;
-    const ConvShiftBuffer<T> mine = t == 0 ? copy : conv_shift_buffer<T>(s, L);
-    T* ct = t == 0 ? cts : static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(u.rows * M)));
-    if (!conv_team_short(mine.off == nullptr || ct == nullptr, short_of_memory))
-      for (int64_t i; (i = images.take(t)) >= 0;)
-        conv_swap_taps<T, I>(s, L, mine, pos, x + i * s.c * s.h * s.w, packed, bias, out + i * M * N, i, u, ct, 1, ep);
+    ConvSwapCopies<T> mine = cp;
+    mine.data = cp.data + t * cp.stride, mine.stride = 0;
+    for (int64_t i; (i = images.take(t)) >= 0;)
+      conv_swap_taps<T, I>(s, mine, x + i * s.c * s.h * s.w, packed, bias, out + i * M * N, i, u,
+                           cts + t * u.rows * M, 1, ep);
   }
-  return !short_of_memory;
 }
 
 // The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights); false,
@@ -744,19 +786,28 @@ inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const
   if (!s.pointwise()) {
     const GemmPlan plan = gemm_plan<T, I>(N, M, K);
     const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
-    const ConvSwapUnits u = conv_swap_units<T, I>(N, M, threads);
-    const ConvShifted L(s, GemmShape<T, I>::panel);
-    const ConvShiftBuffer<T> copy = conv_shift_buffer<T>(s, L);
+    const bool by_images = s.n > 1 && threads > 1;
+    const ConvSwapUnits u = conv_swap_units<T, I>(s, by_images ? 1 : threads);
+    const ConvShape padded = conv_swap_padded(s);
+    const ConvShifted L(padded, GemmShape<T, I>::panel);
+    const std::size_t off_bytes = (sizeof(int64_t) * static_cast<std::size_t>(K) + 63) / 64 * 64;
+    const int64_t stride = (L.size + 15) / 16 * 16;
+    char* p = static_cast<char*>(gemm_buffer(2).get(off_bytes + sizeof(T) * static_cast<std::size_t>(threads * stride)));
     int64_t* pos = static_cast<int64_t*>(gemm_buffer(3).get(sizeof(int64_t) * static_cast<std::size_t>(N)));
     T* cts = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(threads * u.rows * M)));
-    if (copy.off == nullptr || pos == nullptr || cts == nullptr) return false;
+    if (p == nullptr || pos == nullptr || cts == nullptr) return false;
+    const ConvSwapCopies<T> cp{padded, L, reinterpret_cast<int64_t*>(p), pos, reinterpret_cast<T*>(p + off_bytes),
+                               stride};
+    conv_shift_offsets(padded, L, cp.off);
     for (int64_t oh = 0, q = 0; oh < s.oh; ++oh)
-      for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * L.width + ow;
-    if (s.n > 1 && threads > 1 && conv_swap_images<T, I>(s, L, copy, pos, x, packed, bias, out, cts, threads, ep))
+      for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * s.sh * L.width + ow * s.sw;
+    if (by_images) {
+      conv_swap_images<T, I>(s, cp, x, packed, bias, out, cts, threads, ep);
       return true;
+    }
     for (int64_t image = 0; image < s.n; ++image)
-      conv_swap_taps<T, I>(s, L, copy, pos, x + image * s.c * s.h * s.w, packed, bias, out + image * M * N, image, u,
-                           cts, threads, ep);
+      conv_swap_taps<T, I>(s, cp, x + image * s.c * s.h * s.w, packed, bias, out + image * M * N, image, u, cts,
+                           threads, ep);
     return true;
   }
   T* ct = static_cast<T*>(gemm_buffer(3).get(sizeof(T) * static_cast<std::size_t>(N * M)));
