@@ -201,6 +201,7 @@ void check_conv() {
       {1, 32, 28, 28, 48, 1, 1, 1, 0, 1, 1},     {1, 32, 14, 14, 160, 3, 3, 1, 1, 1, 1},
       {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},    {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},
       {1, 32, 100, 99, 64, 3, 3, 2, 1, 1, 1},    // C^T by blocks of positions, each thread filling its copy's rows
+      {1, 512, 4, 4, 100, 3, 3, 1, 1, 1, 1},     // one tile of positions, long K: the shifted path split by channels
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
