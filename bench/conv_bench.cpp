@@ -100,9 +100,12 @@ const Layer kLayers[] = {
     {"layer3 3x3", 256, 14, 256, 3, 1, 1},         {"layer3 down 1x1/2", 128, 28, 256, 1, 2, 0},
     {"layer4.0 3x3/2", 256, 14, 512, 3, 2, 1},     {"layer4 3x3", 512, 7, 512, 3, 1, 1},
     {"layer4 down 1x1/2", 256, 14, 512, 1, 2, 0},
-    // Pointwise convolutions of ResNet-50's bottlenecks and MobileNet-V2's inverted residuals.
+    // Pointwise convolutions of ResNet-50's bottlenecks (and its strided downsamples) and
+    // MobileNet-V2's inverted residuals.
     {"r50 l1 1x1 256>64", 256, 56, 64, 1, 1, 0},   {"r50 l1 1x1 64>256", 64, 56, 256, 1, 1, 0},
     {"r50 l3 1x1 1024>256", 1024, 14, 256, 1, 1, 0}, {"r50 l4 1x1 512>2048", 512, 7, 2048, 1, 1, 0},
+    {"r50 l2 down 1x1/2", 256, 56, 512, 1, 2, 0},  {"r50 l3 down 1x1/2", 512, 28, 1024, 1, 2, 0},
+    {"r50 l4 down 1x1/2", 1024, 14, 2048, 1, 2, 0},
     {"mbv2 stem 3x3/2", 3, 224, 32, 3, 2, 1},     {"mbv2 1x1 32>16", 32, 112, 16, 1, 1, 0},
     {"mbv2 1x1 16>96", 16, 112, 96, 1, 1, 0},     {"mbv2 1x1 24>144", 24, 56, 144, 1, 1, 0},     {"mbv2 1x1 144>24", 144, 56, 24, 1, 1, 0},
     {"mbv2 1x1 384>64", 384, 14, 64, 1, 1, 0},     {"mbv2 1x1 96>576", 96, 14, 576, 1, 1, 0},

@@ -150,6 +150,7 @@ const int64_t kShapes[][11] = {
     {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},     // 1155 positions into 96 channels: C^T by blocks of positions and channels
     {1, 32, 15, 17, 64, 3, 3, 2, 1, 1, 1},     // C^T with stride 2, odd sizes: positions spaced in the padded copy
     {1, 32, 20, 19, 64, 3, 3, 2, 2, 2, 1},     // the same dilated, wide padding
+    {2, 256, 9, 11, 64, 1, 1, 2, 0, 1, 1},     // C^T of a 1x1 stride 2 (a downsample): read in place, no copy
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
@@ -202,6 +203,7 @@ void check_conv() {
       {1, 96, 28, 28, 96, 3, 3, 2, 1, 1, 96},    {1, 32, 33, 35, 96, 3, 3, 1, 1, 1, 1},
       {1, 32, 100, 99, 64, 3, 3, 2, 1, 1, 1},    // C^T by blocks of positions, each thread filling its copy's rows
       {1, 512, 4, 4, 100, 3, 3, 1, 1, 1, 1},     // one tile of positions, long K: the shifted path split by channels
+      {1, 256, 40, 38, 128, 1, 1, 2, 0, 1, 1},   // C^T of a downsample read in place by blocks of positions
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -224,7 +226,7 @@ void check_conv() {
   for (int shift : {0, 1})
   for (bool ahead : {false, true})
   for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14],
-                        kShapes[17], kShapes[25], kShapes[28], kShapes[30]}) {
+                        kShapes[17], kShapes[25], kShapes[28], kShapes[30], kShapes[31]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);

@@ -489,12 +489,25 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
 //   transposed, min of 30 calls alternating on Zen 3 (AVX2), 1 / 2 threads: the stem (3 -> 64,
 //   7 x 7 / 2) 3.78 -> 3.65 / 2.06 -> 1.77 ms, 64 channels on 56 x 56 3.21 -> 2.86 / 1.65 -> 1.48,
 //   64 -> 128 / 2 2.12 -> 1.76 / 1.23 -> 1.03, 128 channels on 28 x 28 4.26 -> 3.92 / 2.05 -> 1.87.
+// A strided 1 x 1 convolution without padding into at most 512 channels (ResNet's downsamples):
+// its transposed product's tiles broadcast from the input where it lies, the stride spacing the
+// positions, with no copy. `conv_bench`, GFLOP/s against the packed patches, 1 / 2 threads,
+// alternating: ResNet-18's 256 -> 512 / 2 on 14 x 14 99 -> 121 / 162 -> 226, ResNet-50's
+// 256 -> 512 / 2 on 56 x 56 97-150 -> 119-149 / 167-238 -> 270-292; into 1024 and 2048 channels
+// slower (512 -> 1024 on 28 x 28 146-159 -> 133 / 281-286 -> 259, 1024 -> 2048 on 14 x 14
+// 110-115 -> 97 / 218-229 -> 180-185: C^T blocks of fewer positions, each input line read for
+// fewer of them).
+inline bool conv_swap_in_place(const ConvShape& s) {
+  return s.kh == 1 && s.kw == 1 && s.ph == 0 && s.pw == 0 && !s.pointwise() && s.cout <= 512;
+}
+
 template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s) {
   if (s.direct || s.groups != 1) return false;
   const int64_t N = s.spatial();
   if (s.pointwise()) return N % I::width != 0 && N < 4 * I::width && s.cout >= 256;
-  if (s.kh * s.kw == 1 || s.cout < 64) return false;
-  if (s.cout % I::width == 0 && s.k() >= 256) return true;
+  if (s.cout < 64) return false;
+  if (s.cout % I::width == 0 && s.k() >= 256 && (s.kh * s.kw > 1 || conv_swap_in_place(s))) return true;
+  if (s.kh * s.kw == 1) return false;
   if (s.cout < 128) return false;
   int64_t computed = (N + ConvShiftTile<T, I>::nr - 1) / ConvShiftTile<T, I>::nr * ConvShiftTile<T, I>::nr;
   if (conv_shift_pays<T, I>(s)) {
@@ -610,7 +623,7 @@ inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int6
 // 7 x 7 output has only 7 tiles to share a panel's loads; its layers of 256 to 1024 channels ran
 // 5-10% faster for it).
 template <typename T, typename I, typename E>
-inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const ConvShiftBuffer<T>& buf,
+inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const T* x, const int64_t* off,
                             const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, int64_t next_end,
                             const E& ep) {
   using S = GemmShape<T, I>;
@@ -629,7 +642,7 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const Conv
         const int64_t i = tb.m0 + rows * t / row_tiles, m = tb.m0 + rows * (t + 1) / row_tiles - i;
         const int64_t l0 = lines * t / row_tiles, l1 = lines * (t + 1) / row_tiles;
         T* c = ct + i * M + j;
-        tiles[m - 1](kb, buf.data, buf.off + pc, pos + i, b, c, M, n, pc > 0,
+        tiles[m - 1](kb, x, off + pc, pos + i, b, c, M, n, pc > 0,
                      next != nullptr ? reinterpret_cast<const char*>(next) + l0 * 64 : nullptr, l1 - l0);
         if (pc + kb == K) ep(i, i + m, j, j + n, c, M);
       }
@@ -699,6 +712,7 @@ template <typename T> struct ConvSwapCopies {
   const int64_t* pos;
   T* data;
   int64_t stride;
+  bool in_place;  // conv_swap_in_place: no copies, `off` and `pos` into the input
   ConvShiftBuffer<T> of(int t) const { return {off, nullptr, data + t * stride}; }
 };
 
@@ -743,6 +757,7 @@ inline void conv_swap_taps(const ConvShape& s, const ConvSwapCopies<T>& cp, cons
   {
     const GemmTeam team = gemm_team();
     const ConvShiftBuffer<T> buf = cp.of(team.t);
+    const T* src = cp.in_place ? x : buf.data;
     T* ct = cts + team.t * u.rows * M;
     int64_t f0 = 0, f1 = 0;  // the rows this thread's copy holds
     for (int64_t c; (c = units.take(team.t)) >= 0;) {
@@ -751,9 +766,9 @@ inline void conv_swap_taps(const ConvShape& s, const ConvSwapCopies<T>& cp, cons
       const int64_t n0 = panels * cb / u.channel_blocks * P, n_end = panels * (cb + 1) / u.channel_blocks * P;
       const int64_t n1 = n_end < M ? n_end : M;
       const int64_t r0 = q0 / s.ow * s.sh, r1 = (q1 - 1) / s.ow * s.sh + (s.kh - 1) * s.dh + 1;
-      conv_swap_fill_rows<T, I>(cp, buf, x, r0, r1, f0, f1);
+      if (!cp.in_place) conv_swap_fill_rows<T, I>(cp, buf, x, r0, r1, f0, f1);
       const GemmThreadBlock tb{GemmGrid{}, 0, q1 - q0, n0, n1};
-      conv_swap_block<T, I>(plan, s, buf, cp.pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
+      conv_swap_block<T, I>(plan, s, src, cp.off, cp.pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
       conv_swap_unit_out<T, I>(ct + n0, M, q1 - q0, n0, n1, bias, out + n0 * N + q0, N);
       ep(image, n0, n1, q0, q1, out + n0 * N + q0, N);
     }
@@ -794,19 +809,24 @@ inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const
     const int threads = gemm_threads(N, M, K, gemm_tile_count(plan, N, M));
     const bool by_images = s.n > 1 && threads > 1;
     const ConvSwapUnits u = conv_swap_units<T, I>(s, by_images ? 1 : threads);
+    const bool in_place = conv_swap_in_place(s);
     const ConvShape padded = conv_swap_padded(s);
     const ConvShifted L(padded, GemmShape<T, I>::panel);
     const std::size_t off_bytes = (sizeof(int64_t) * static_cast<std::size_t>(K) + 63) / 64 * 64;
-    const int64_t stride = (L.size + 15) / 16 * 16;
+    const int64_t stride = in_place ? 0 : (L.size + 15) / 16 * 16;
     char* p = static_cast<char*>(gemm_buffer(2).get(off_bytes + sizeof(T) * static_cast<std::size_t>(threads * stride)));
     int64_t* pos = static_cast<int64_t*>(gemm_buffer(3).get(sizeof(int64_t) * static_cast<std::size_t>(N)));
     T* cts = static_cast<T*>(gemm_buffer(1).get(sizeof(T) * static_cast<std::size_t>(threads * u.rows * M)));
     if (p == nullptr || pos == nullptr || cts == nullptr) return false;
     const ConvSwapCopies<T> cp{padded, L, reinterpret_cast<int64_t*>(p), pos, reinterpret_cast<T*>(p + off_bytes),
-                               stride};
-    conv_shift_offsets(padded, L, cp.off);
+                               stride, in_place};
+    const int64_t width = in_place ? s.w : L.width;  // of the rows the tiles read
+    if (in_place)
+      for (int64_t k = 0; k < K; ++k) cp.off[k] = k * s.h * s.w;
+    else
+      conv_shift_offsets(padded, L, cp.off);
     for (int64_t oh = 0, q = 0; oh < s.oh; ++oh)
-      for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * s.sh * L.width + ow * s.sw;
+      for (int64_t ow = 0; ow < s.ow; ++ow) pos[q++] = oh * s.sh * width + ow * s.sw;
     if (by_images) {
       conv_swap_images<T, I>(s, cp, x, packed, bias, out, cts, threads, ep);
       return true;
