@@ -114,7 +114,14 @@ template <typename T> void check_shape(ConvShape s, uint64_t seed) {
           "%s: the bits differ between the patches packed and read in place", describe(s).c_str());
   }
   s.direct = 1;
-  check_against_naive(s, d, true, run(s, d, true, true), "direct loops, bias");
+  const std::vector<T> direct = run(s, d, true, true);
+  check_against_naive(s, d, true, direct, "direct loops, bias");
+  if (stax_rt::conv_lanes_pays(s)) {  // the channels in the lanes: the bits of the loops over planes
+    std::vector<T> planes(direct.size(), T(12345));
+    stax_rt::conv_direct<T, Isa>(s, d.x.data(), d.w.data(), d.bias.data(), planes.data(), stax_rt::ConvNoEpilogue());
+    CHECK(std::memcmp(planes.data(), direct.data(), direct.size() * sizeof(T)) == 0,
+          "%s: the bits differ between the channels in the lanes and the loops over planes", describe(s).c_str());
+  }
 }
 
 // n, c, h, w, cout, kh, kw, stride, padding, dilation, groups
@@ -151,6 +158,10 @@ const int64_t kShapes[][11] = {
     {1, 32, 15, 17, 64, 3, 3, 2, 1, 1, 1},     // C^T with stride 2, odd sizes: positions spaced in the padded copy
     {1, 32, 20, 19, 64, 3, 3, 2, 2, 2, 1},     // the same dilated, wide padding
     {2, 256, 9, 11, 64, 1, 1, 2, 0, 1, 1},     // C^T of a 1x1 stride 2 (a downsample): read in place, no copy
+    {1, 40, 15, 13, 40, 3, 3, 2, 1, 1, 40},    // depthwise, channels in lanes: stride 2, a last block of channels short
+    {2, 24, 11, 9, 24, 5, 5, 2, 2, 1, 24},     // the same, 5 x 5, batch 2
+    {1, 17, 5, 6, 17, 3, 3, 1, 1, 2, 17},      // the same, dilated, rows narrower than a transpose block
+    {1, 6, 1, 20, 6, 1, 3, 1, 1, 1, 6},        // the same, conv1d
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
@@ -181,6 +192,18 @@ void check_short_of_memory() {
     CHECK(outs[0] == outs[2] && outs[1] == outs[2], "%s: the bits differ when buffers cannot be allocated",
           describe(s).c_str());
   }
+  // A depthwise convolution with the channels in the lanes, its padded copy of 2 MB per thread
+  // (AVX2) or 4 (AVX-512): a thread without one computes its blocks' planes unpadded.
+  ConvShape depthwise = shape(1, 48, 256, 256, 48, 3, 3, 9, 1, 1, 48);
+  depthwise.direct = 1;
+  const ConvData<float> d = data_for<float>(depthwise, 37);
+  for (int mode : {2, 1, 0}) {
+    __atomic_store_n(&stax_gemm_checks_fail_alloc, mode, __ATOMIC_RELAXED);
+    std::vector<float> out(static_cast<std::size_t>(depthwise.cout * depthwise.oh * depthwise.ow), 12345.0f);
+    stax_rt::conv_run<float, Isa>(depthwise, d.x.data(), d.w.data(), nullptr, d.bias.data(), out.data());
+    __atomic_store_n(&stax_gemm_checks_fail_alloc, 0, __ATOMIC_RELAXED);
+    check_against_naive(depthwise, d, true, out, mode == 2 ? "no buffer on any thread" : mode == 1 ? "no buffer on the workers" : "buffers");
+  }
 }
 
 }  // namespace
@@ -204,6 +227,7 @@ void check_conv() {
       {1, 32, 100, 99, 64, 3, 3, 2, 1, 1, 1},    // C^T by blocks of positions, each thread filling its copy's rows
       {1, 512, 4, 4, 100, 3, 3, 1, 1, 1, 1},     // one tile of positions, long K: the shifted path split by channels
       {1, 256, 40, 38, 128, 1, 1, 2, 0, 1, 1},   // C^T of a downsample read in place by blocks of positions
+      {1, 160, 7, 7, 160, 3, 3, 1, 1, 1, 160},   // depthwise, channels in lanes, narrow rows
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
