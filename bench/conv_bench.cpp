@@ -1,6 +1,7 @@
 // The runtime's convolution (lib/codegen/runtime/stax_conv.h) against im2col + OpenBLAS's
 // cblas_sgemm on ResNet-18's convolutions at batch 1 (224 x 224) and some pointwise ones of
-// ResNet-50 and MobileNet-V2, the benchmark behind scripts/bench_conv.sh.
+// ResNet-50 and MobileNet-V2, then MobileNet-V2's depthwise layers (the channels in the lanes
+// against the loops over planes), the benchmark behind scripts/bench_conv.sh.
 //
 //   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check] [--cold]
 //
@@ -215,6 +216,74 @@ void run_layer(const Layer& l, int threads, const Options& o) {
   for (const float* p : packs) ::operator delete(const_cast<float*>(p), std::align_val_t(64));
 }
 
+// ---- depthwise: the channels in the lanes against the loops over planes ----
+
+// ReLU6 over each finished block, as MobileNet-V2's generated epilogues do.
+struct Relu6 {
+  void operator()(int64_t, int64_t i0, int64_t i1, int64_t, int64_t j1, float* c, int64_t ldc) const {
+    using V = stax_rt::Vec<float, Isa>;
+    for (int64_t i = 0; i < i1 - i0; ++i) {
+      float* row = c + i * ldc;
+      int64_t j = 0;
+      for (; j + V::size <= j1; j += V::size) stax_rt::minimum(stax_rt::maximum(V::loadu(row + j), V(0.0f)), V(6.0f)).storeu(row + j);
+      for (; j < j1; ++j) row[j] = std::min(std::max(row[j], 0.0f), 6.0f);
+    }
+  }
+};
+
+// One depthwise 3 x 3 layer (padding 1) of MobileNet-V2, its shape a constant as in generated
+// code (whose loops the compiler then specializes: with the shape a variable the loops over
+// planes ran several times slower): conv_run (the channels in the lanes where
+// conv_lanes_pays) against conv_direct (the loops over planes), called alternately.
+template <int64_t C, int64_t HW, int64_t S>
+void run_depthwise(const char* name, int threads, const Options& o) {
+  static constexpr int64_t OHW = (HW + 2 - 3) / S + 1;
+  static constexpr ConvShape s{1, C, HW, HW, C, 3, 3, OHW, OHW, S, S, 1, 1, 1, 1, C, 1};
+  const std::vector<float> x = random_floats(static_cast<std::size_t>(C * HW * HW), 1);
+  const std::vector<float> w = random_floats(static_cast<std::size_t>(C * 9), 2), bias = random_floats(C, 3);
+  std::vector<float> a(static_cast<std::size_t>(C * OHW * OHW)), b(a.size());
+  omp_set_num_threads(threads);
+  auto lanes = [&] { stax_rt::conv_run<float, Isa>(s, x.data(), w.data(), nullptr, bias.data(), a.data(), Relu6()); };
+  auto planes = [&] { stax_rt::conv_direct<float, Isa>(s, x.data(), w.data(), bias.data(), b.data(), Relu6()); };
+  for (int i = 0; i < 2; ++i) lanes(), planes();
+  const double t0 = now();
+  lanes();
+  const int n = std::max(5, std::min(o.reps * 10, static_cast<int>(o.seconds / std::max(now() - t0, 1e-7))));
+  std::vector<double> ta, tb;
+  for (int i = 0; i < n; ++i) {
+    double t = now();
+    lanes();
+    ta.push_back(now() - t);
+    t = now();
+    planes();
+    tb.push_back(now() - t);
+  }
+  const double us_a = median(ta) * 1e6, us_b = median(tb) * 1e6;
+  std::printf("%-20s %4lld %4lld %4lld %7d %10s %10.1f %10.1f %7.2f%s\n", name, static_cast<long long>(C),
+              static_cast<long long>(HW), static_cast<long long>(OHW), threads,
+              stax_rt::conv_lanes_pays(s) ? "lanes" : "planes", us_a, us_b, us_b / us_a,
+              o.check && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) != 0 ? "   DIFFERS" : "");
+}
+
+void run_depthwise_table(const Options& o) {
+  std::printf("\nMobileNet-V2's depthwise 3 x 3 layers with ReLU6, median us per call\n");
+  std::printf("%-20s %4s %4s %4s %7s %10s %10s %10s %7s\n", "layer", "C", "H", "OH", "threads", "path", "conv_run",
+              "planes", "ratio");
+  for (int threads : o.threads) {
+    auto want = [&](const char* name) { return o.only.empty() || std::string(name).find(o.only) != std::string::npos; };
+    if (want("mbv2 dw 32@112")) run_depthwise<32, 112, 1>("mbv2 dw 32@112", threads, o);
+    if (want("mbv2 dw 96@112/2")) run_depthwise<96, 112, 2>("mbv2 dw 96@112/2", threads, o);
+    if (want("mbv2 dw 144@56")) run_depthwise<144, 56, 1>("mbv2 dw 144@56", threads, o);
+    if (want("mbv2 dw 144@56/2")) run_depthwise<144, 56, 2>("mbv2 dw 144@56/2", threads, o);
+    if (want("mbv2 dw 192@28")) run_depthwise<192, 28, 1>("mbv2 dw 192@28", threads, o);
+    if (want("mbv2 dw 192@28/2")) run_depthwise<192, 28, 2>("mbv2 dw 192@28/2", threads, o);
+    if (want("mbv2 dw 384@14")) run_depthwise<384, 14, 1>("mbv2 dw 384@14", threads, o);
+    if (want("mbv2 dw 576@14")) run_depthwise<576, 14, 1>("mbv2 dw 576@14", threads, o);
+    if (want("mbv2 dw 576@14/2")) run_depthwise<576, 14, 2>("mbv2 dw 576@14/2", threads, o);
+    if (want("mbv2 dw 960@7")) run_depthwise<960, 7, 1>("mbv2 dw 960@7", threads, o);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -236,5 +305,6 @@ int main(int argc, char** argv) {
   for (int threads : o.threads)
     for (const Layer& l : kLayers)
       if (o.only.empty() || std::string(l.name).find(o.only) != std::string::npos) run_layer(l, threads, o);
+  run_depthwise_table(o);
   return 0;
 }
