@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The runtime's convolution against im2col + OpenBLAS (bench/conv_bench.cpp) on ResNet-18's
-# convolutions at batch 1 (and some pointwise ones of ResNet-50 and MobileNet-V2): builds the
+# convolutions at batch 1 (and some pointwise ones of ResNet-50 and MobileNet-V2; then
+# MobileNet-V2's depthwise layers, the channels in the lanes against the loops over planes): builds the
 # benchmark for this machine (-march=native), then runs it on 1 and BENCH_THREADS threads, once
 # with libgomp's default OMP_WAIT_POLICY and once with OMP_WAIT_POLICY=passive. OpenBLAS is its OpenMP build, which `scripts/setup.sh --bench`
 # installs; BENCH_OPENBLAS_CORETYPE sets its OPENBLAS_CORETYPE (SkylakeX for AVX-512 on a CPU
