@@ -106,10 +106,12 @@ void plan_extern(const ir::Buffer& b, KernelPlan& kp) {
     kp.conv_direct = b.conv.groups > 1 && b.conv.c / b.conv.groups <= kConvDirectChannels;
     kp.form_reason = kp.conv_direct ? "a convolution of " + std::to_string(b.conv.c / b.conv.groups) +
                                           " input channel(s) per group (at most 4): the runtime's direct vector "
-                                          "loops over output rows"
+                                          "loops over output rows (a depthwise one with output rows under 32 "
+                                          "wide: its channels in the lanes)"
                                     : "a convolution: the runtime's GEMM, its patches packed from the input block by block";
-    kp.parallel_reason = kp.conv_direct ? "the runtime divides the (image, channel) planes among the threads"
-                                        : "the runtime divides images and groups, or one product's tiles, among the threads";
+    kp.parallel_reason = kp.conv_direct
+                             ? "the runtime divides the (image, channel) planes, or blocks of channels, among the threads"
+                             : "the runtime divides images and groups, or one product's tiles, among the threads";
   } else {
     kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
     kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
