@@ -568,8 +568,8 @@ inline void conv_lanes_block(const ConvShape& s, const ConvLanes& b, const T* x,
   T* outputs = buf + b.padded + b.staged;
   T* wl = outputs + b.outputs;
   T* bl = wl + b.weights;
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t l = 0; l < L; ++l) wl[k * L + l] = l < nc ? w[(c0 + l) * K + k] : T(0);
+  if (nc < L) conv_zero(wl, K * L);  // the lanes past the last channel
+  conv_transpose_overlapped<I>(w + c0 * K, K, nc, K, wl, L);  // (element by element: 5-7% of a 7 x 7 layer)
   if (bias != nullptr)
     for (int64_t l = 0; l < L; ++l) bl[l] = l < nc ? bias[c0 + l] : T(0);
   conv_lanes_stage<T, I>(s, b, x + (image * s.c + c0) * s.h * s.w, nc, buf);
