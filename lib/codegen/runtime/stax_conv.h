@@ -446,13 +446,12 @@ inline int conv_direct_threads(int64_t units, int64_t macs) {
 // With positions in the lanes a depthwise plane of 7 x 7 fills 7 of 16 lanes per row and pays a
 // padded copy, the chains of its few rows and its epilogue per channel: in MobileNet-V2, one
 // thread, 64-70 us for 960 channels on 7 x 7 where ONNX Runtime's blocked layout takes 26 (now
-// 34). The channels are
-// independent (Proposition 8.1 (1)), so a block of V::size of them is computed with a channel in
-// each lane instead: its input transposed tile by tile (§8.2) into a zero-padded
-// [rows][cols][lanes] copy, where every tap of every output position, whatever the stride and
-// dilation, is one whole vector; the outputs, [positions][lanes], transposed back into the
-// block's planes. Per tap the sums are those of the direct loops (one fma per tap in increasing
-// (kh, kw) from 0 on the zero-padded input, then the bias): the bits are the same.
+// 34). The channels are independent (Proposition 8.1 (1)), so a block of V::size of them is
+// computed with a channel in each lane instead: its input transposed tile by tile (§8.2) into
+// a zero-padded [rows][cols][lanes] copy, where every tap of every output position, whatever the
+// stride and dilation, is one whole vector; the outputs, [positions][lanes], transposed back into
+// the block's planes. Per tap the sums are those of the direct loops (one fma per tap in
+// increasing (kh, kw) from 0 on the zero-padded input, then the bias): the bits are the same.
 
 // transpose_tile whose ragged edges are whole blocks overlapping the last full ones (their
 // elements written twice, the same), when rows and cols are at least a block: the edges of a 14
@@ -582,13 +581,14 @@ inline void conv_lanes_block(const ConvShape& s, const ConvLanes& b, const T* x,
 
 // A depthwise convolution whose output rows are narrow (conv_lanes_pays) by blocks of V::size
 // channels, dealt out to the threads as conv_direct deals its planes. A thread whose buffer
-// cannot be allocated computes its blocks' planes with the unpadded direct loops.
+// cannot be allocated computes its blocks' planes with the unpadded direct loops
+// (conv_direct_units without a padded buffer).
 template <typename T, typename I, typename E>
 inline void conv_lanes(const ConvShape& s, const T* x, const T* w, const T* bias, T* out, const E& ep) {
   constexpr int64_t L = Vec<T, I>::size;
   const ConvLanes b = ConvLanes::of<T, I>(s);
-  const int64_t blocks = (s.c + L - 1) / L, units = s.n * blocks, N = s.spatial();
-  const int threads = conv_direct_threads(units, s.n * s.cout * N * s.kh * s.kw);
+  const int64_t blocks = (s.c + L - 1) / L, units = s.n * blocks;
+  const int threads = conv_direct_threads(units, s.n * s.cout * s.spatial() * s.kh * s.kw);
   const int64_t chunks = units < 4 * threads ? units : 4 * threads;
   GemmChunks runs(chunks, threads);
 #pragma omp parallel if (threads > 1)
@@ -604,15 +604,10 @@ inline void conv_lanes(const ConvShape& s, const T* x, const T* w, const T* bias
           if (buf != nullptr) conv_zero(buf, b.padded);
         }
         const int64_t image = u / blocks, c0 = u % blocks * L, nc = s.c - c0 < L ? s.c - c0 : L;
-        if (buf != nullptr) {
-          conv_lanes_block<T, I>(s, b, x, w, bias, out, ep, buf, image, c0, nc);
-          continue;
-        }
-        for (int64_t oc = c0; oc < c0 + nc; ++oc) {
-          T* o = out + (image * s.cout + oc) * N;
-          conv_direct_plane_unpadded<T, I>(s, x + image * s.c * s.h * s.w, w, bias, oc, o);
-          ep(image, oc, oc + 1, int64_t(0), N, o, N);
-        }
+        if (buf != nullptr) conv_lanes_block<T, I>(s, b, x, w, bias, out, ep, buf, image, c0, nc);
+        else  // the block's (image, group) units, one channel each, unpadded
+          conv_direct_units<T, I>(s, ConvPadded(s, L), x, w, bias, out, ep, nullptr, nullptr, image * s.groups + c0,
+                                  image * s.groups + c0 + nc);
       }
   }
 }
