@@ -85,7 +85,9 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 
 // Rows [r0, r1) of each phase of input channel `plane_in` (its [h, w] plane) at dst: every
 // element of them written, the padding as zeros; at stride 1 each input row's inside part as
-// (masked) vectors (the compiler's loop would leave a row of 7 or 14 to its scalar remainder).
+// (masked) vectors (the compiler's loop would leave a row of 7 or 14 to its scalar remainder), at
+// stride 2 by stride-2 loads (conv_copy_even: built at -O2, the compiler's loop went element by
+// element, and ResNet's 7 x 7 / 2 stem took 2-3% longer on one thread; -O3 vectorizes it too).
 template <typename T, typename I>
 inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, int64_t r0, int64_t r1,
                                T* dst) {
@@ -104,6 +106,7 @@ inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T
         conv_zero(row, lo);
         const T* src = plane_in + ih * s.w + lo * s.sw + b - s.pw;
         if (s.sw == 1) gemm_copy_row<T, I>(src, hi - lo, row + lo, hi - lo);
+        else if (s.sw == 2) conv_copy_even<T, I>(src, hi - lo, row + lo);
         else conv_copy(src, s.sw, hi - lo, row + lo);
         conv_zero(row + hi, L.width - hi);
       }
@@ -618,10 +621,13 @@ inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int6
 // packed ahead (panels of GemmShape::panel columns over the whole K), X^T read in place from the
 // shifted copy (pos: each output position's place in it): per KC block, panel of W^T by panel
 // (it stays in L1 while the tiles pass over it), the positions in tiles of even heights (49 as 7
-// of 7, not 6 of 8 and 1 of 1); `ep` on each tile once its K is complete. Each tile asks for its
-// share of the next panel: the first tile of a panel would otherwise wait on memory alone (a
-// 7 x 7 output has only 7 tiles to share a panel's loads; its layers of 256 to 1024 channels ran
-// 5-10% faster for it).
+// of 7, not 6 of 8 and 1 of 1); `ep` on each tile once its K is complete. Where K spans several
+// KC blocks, each tile asks for its share of the next panel: the first tile of a panel would
+// otherwise wait on memory alone (a 7 x 7 output has only 7 tiles to share a panel's loads).
+// (Measured again with the weights from memory, the prefetch on and off alternating call by
+// call: 1.02-1.04x on 3 x 3 layers on 14 x 14 and 28 x 28 on one thread, the others within 2%;
+// but a product of one KC block ran 10-20% slower for it on one thread, ResNet-18's 256 -> 512 / 2
+// downsample, and 2-9% on two: it has none.)
 template <typename T, typename I, typename E>
 inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const T* x, const int64_t* off,
                             const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, int64_t next_end,
@@ -636,7 +642,9 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const T* x
       const int n = static_cast<int>(P < tb.n1 - j ? P : tb.n1 - j);
       const T* b = packed + j / P * P * K + pc * P;
       int64_t next_elements = 0;
-      const T* next = conv_swap_next_panel(packed, K, P, plan.kc, pc, kb, j, tb.n0, tb.n1, next_end, next_elements);
+      const T* next = K > plan.kc ? conv_swap_next_panel(packed, K, P, plan.kc, pc, kb, j, tb.n0, tb.n1, next_end,
+                                                         next_elements)
+                                  : nullptr;
       const int64_t lines = next_elements * int64_t(sizeof(T)) / 64;
       for (int64_t t = 0; t < row_tiles; ++t) {
         const int64_t i = tb.m0 + rows * t / row_tiles, m = tb.m0 + rows * (t + 1) / row_tiles - i;
