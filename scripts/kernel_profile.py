@@ -14,7 +14,7 @@ draws them: floats standard normal, integers 0 (so that indices stay in range), 
 
 Not a test, and not the figure to quote for a whole model (the clock reads add about 50 ns per
 kernel): `staxc bench` is. Use it to see which kernels to work on, and compare kernels against
-ONNX Runtime's profiler per node.
+ONNX Runtime's profiler per node (scripts/ort_nodes.js).
 """
 import argparse
 import os
