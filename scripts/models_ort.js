@@ -4,7 +4,8 @@
 // written to OUT.bin as raw float32. For 1 and 2 intra-op threads, a session with all graph
 // optimizations runs 3 warm-up and REPS timed calls with its profiler on; the time of a call is
 // its profiler's model_run event (the Node binding copies tensors in and out around it, which
-// that excludes). Prints one JSON line: {"1": median ms, "2": median ms}.
+// that excludes). Prints one JSON line: {"1": median ms, "2": median ms}. scripts/ort_nodes.js
+// takes its profiled runs (module.exports).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -16,7 +17,10 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-async function timeRuns(model, feeds, threads, reps, prefix) {
+// A session with all graph optimizations and `threads` intra-op threads runs 3 warm-up and `reps`
+// timed calls with its profiler on (its file written at `prefix`, read, then removed): the
+// profiler's events and the last call's outputs.
+async function profiledRuns(model, feeds, threads, reps, prefix) {
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
@@ -33,9 +37,14 @@ async function timeRuns(model, feeds, threads, reps, prefix) {
   if (files.length !== 1) throw new Error('expected one profile for ' + prefix + ', found ' + files.length);
   const events = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'));
   fs.unlinkSync(path.join(dir, files[0]));
+  await session.release();
+  return { events, out };
+}
+
+async function timeRuns(model, feeds, threads, reps, prefix) {
+  const { events, out } = await profiledRuns(model, feeds, threads, reps, prefix);
   const runs = events.filter((e) => e.name === 'model_run').map((e) => e.dur / 1000);
   if (runs.length < reps) throw new Error('the profile holds ' + runs.length + ' model_run events');
-  await session.release();
   return { ms: median(runs.slice(runs.length - reps)), out };
 }
 
@@ -61,7 +70,11 @@ async function main() {
   console.log(JSON.stringify(result));
 }
 
-main().catch((e) => {
-  console.error('models_ort.js: ' + e.message);
-  process.exit(1);
-});
+module.exports = { median, profiledRuns };
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error('models_ort.js: ' + e.message);
+    process.exit(1);
+  });
+}

@@ -12,12 +12,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const ort = require('onnxruntime-node');
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+const { median, profiledRuns } = require('./models_ort.js');
 
 function usage(why) {
   process.stderr.write(`ort_nodes.js: ${why}\nusage: node ort_nodes.js MODEL.onnx THREADS REPS DIMS\n`);
@@ -39,21 +34,10 @@ async function main() {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_nodes_'));
   try {
-    const session = await ort.InferenceSession.create(model, {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      enableProfiling: true,
-      profileFilePrefix: path.join(dir, 'profile'),
-    });
-    const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', x, shape)};
-    for (let i = 0; i < 3 + reps; ++i) await session.run(feeds);
-    session.endProfiling();
-    await session.release();
-    const files = fs.readdirSync(dir).filter((f) => f.startsWith('profile'));
-    if (files.length !== 1) throw new Error(`expected one profile in ${dir}, found ${files.length}`);
-    const events = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'));
+    const probe = await ort.InferenceSession.create(model);
+    const feeds = {[probe.inputNames[0]]: new ort.Tensor('float32', x, shape)};
+    await probe.release();
+    const { events } = await profiledRuns(model, feeds, threads, reps, path.join(dir, 'profile'));
     const times = new Map();
     for (const e of events) {
       if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
