@@ -77,6 +77,14 @@ template <typename T> inline void conv_zero(T* dst, int64_t n) {
   for (int64_t t = 0; t < n; ++t) dst[t] = T(0);
 }
 
+// conv_zero by whole vectors, the last one masked.
+template <typename T, typename I> inline void conv_zero_vectors(T* dst, int64_t n) {
+  using V = Vec<T, I>;
+  int64_t t = 0;
+  for (; t + V::size <= n; t += V::size) V(T(0)).storeu(dst + t);
+  if (t < n) V(T(0)).storeu(dst + t, static_cast<int>(n - t));
+}
+
 // Positions t in [0, n) with 0 <= first + t * step < size: [lo, hi) (empty when lo >= hi).
 inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, int64_t& lo, int64_t& hi) {
   lo = first >= 0 ? 0 : (-first + step - 1) / step;

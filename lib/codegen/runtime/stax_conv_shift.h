@@ -91,6 +91,22 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 template <typename T, typename I>
 inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, int64_t r0, int64_t r1,
                                T* dst) {
+  if (s.sh == 1 && s.sw == 1 && r0 == 0 && r1 == L.rows) {
+    // The whole plane of one phase: zeros over all of it by vectors, then each input row's inside
+    // part into place. (Row by row, the zeros around each row cost more than its copy on small
+    // planes: 512 channels of 7 x 7 took 22 us against 9 this way, 256 of 14 x 14 18 against 8.5,
+    // 128 of 28 x 28 22 against 15, one core, -O3. On 2 threads, where each thread of a layer
+    // split by channels fills the whole copy, ResNet-18's layers 3 and 4 took 2.5-6% less time,
+    // five alternating pairs in one program.)
+    conv_zero_vectors<T, I>(dst, L.plane);
+    int64_t lo = 0, hi = 0;
+    conv_inside(-s.pw, 1, L.width, s.w, lo, hi);
+    const int64_t rows_in = L.rows - s.ph < s.h ? L.rows - s.ph : s.h;  // input rows inside the plane
+    if (lo < hi)
+      for (int64_t ih = 0; ih < rows_in; ++ih)
+        gemm_copy_row<T, I>(plane_in + ih * s.w + lo - s.pw, hi - lo, dst + (ih + s.ph) * L.width + lo, hi - lo);
+    return;
+  }
   for (int64_t a = 0; a < s.sh; ++a)
     for (int64_t b = 0; b < s.sw; ++b) {
       T* phase = dst + (a * s.sw + b) * L.plane;
