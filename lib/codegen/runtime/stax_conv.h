@@ -85,6 +85,21 @@ template <typename T, typename I> inline void conv_zero_vectors(T* dst, int64_t 
   if (t < n) V(T(0)).storeu(dst + t, static_cast<int>(n - t));
 }
 
+// `rows` runs of n elements each read with the column stride sw from src (rows src_stride
+// apart) into dst (rows dst_stride apart): at stride 1 as (masked) vectors (the compiler's loop
+// would leave a row of 7 or 14 to its scalar remainder), at stride 2 by stride-2 loads
+// (conv_copy_even).
+template <typename T, typename I>
+inline void conv_copy_rows(const T* src, int64_t src_stride, int64_t sw, int64_t n, int64_t rows, T* dst,
+                           int64_t dst_stride) {
+  if (sw == 1)
+    for (int64_t r = 0; r < rows; ++r, src += src_stride, dst += dst_stride) gemm_copy_row<T, I>(src, n, dst, n);
+  else if (sw == 2)
+    for (int64_t r = 0; r < rows; ++r, src += src_stride, dst += dst_stride) conv_copy_even<T, I>(src, n, dst);
+  else
+    for (int64_t r = 0; r < rows; ++r, src += src_stride, dst += dst_stride) conv_copy(src, sw, n, dst);
+}
+
 // Positions t in [0, n) with 0 <= first + t * step < size: [lo, hi) (empty when lo >= hi).
 inline void conv_inside(int64_t first, int64_t step, int64_t n, int64_t size, int64_t& lo, int64_t& hi) {
   lo = first >= 0 ? 0 : (-first + step - 1) / step;
@@ -323,14 +338,8 @@ inline void conv_pad_plane(const ConvShape& s, const ConvPadded& pd, const int64
   for (int64_t q = 0; q < pd.phases; ++q) {
     const int64_t lo = bounds[2 * q], hi = bounds[2 * q + 1];
     if (lo >= hi) continue;
-    const T* src = plane_in + (r0 - s.ph) * s.w + lo * s.sw + q - s.pw;
-    T* to = dst + (q * pd.rows + r0) * pd.width + lo;
-    if (s.sw == 1)  // whole vectors: the compiler's loop would leave a short row to scalars
-      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) gemm_copy_row<T, I>(src, hi - lo, to, hi - lo);
-    else if (s.sw == 2)
-      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy_even<T, I>(src, hi - lo, to);
-    else
-      for (int64_t r = r0; r < r1; ++r, src += s.w, to += pd.width) conv_copy(src, s.sw, hi - lo, to);
+    conv_copy_rows<T, I>(plane_in + (r0 - s.ph) * s.w + lo * s.sw + q - s.pw, s.w, s.sw, hi - lo, r1 - r0,
+                         dst + (q * pd.rows + r0) * pd.width + lo, pd.width);
   }
 }
 

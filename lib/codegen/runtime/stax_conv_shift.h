@@ -83,48 +83,34 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
   return shifted * 4 <= packed * 5;
 }
 
-// Rows [r0, r1) of each phase of input channel `plane_in` (its [h, w] plane) at dst: every
-// element of them written, the padding as zeros; at stride 1 each input row's inside part as
-// (masked) vectors (the compiler's loop would leave a row of 7 or 14 to its scalar remainder), at
-// stride 2 by stride-2 loads (conv_copy_even: built at -O2, the compiler's loop went element by
-// element, and ResNet's 7 x 7 / 2 stem took 2-3% longer on one thread; -O3 vectorizes it too).
+// Rows [r0, r1) of each phase of input channels [c0, c1) (x: channel 0's [h, w] plane) into their
+// places from dst (channel 0's): every element of them written, the padding as zeros; each
+// phase's bounds computed once for all the channels. A phase's rows are one run: zeroed whole by
+// vectors, then each input row's inside part copied into place (row by row, the zeros around
+// each row cost more than its copy on small planes: 512 channels of 7 x 7 took 22 us against 9
+// this way, 256 of 14 x 14 18 against 8.5, 128 of 28 x 28 22 against 15, one core, -O3; on 2
+// threads, where each thread of a layer split by channels fills the whole copy, ResNet-18's
+// layers 3 and 4 took 2.5-6% less time, five alternating pairs in one program). The rows go by
+// conv_copy_rows (stride 2 by stride-2 loads: built at -O2, the compiler's loop went element by
+// element, and ResNet's 7 x 7 / 2 stem took 2-3% longer on one thread).
 template <typename T, typename I>
-inline void conv_shift_channel(const ConvShape& s, const ConvShifted& L, const T* plane_in, int64_t r0, int64_t r1,
-                               T* dst) {
-  if (s.sh == 1 && s.sw == 1 && r0 == 0 && r1 == L.rows) {
-    // The whole plane of one phase: zeros over all of it by vectors, then each input row's inside
-    // part into place. (Row by row, the zeros around each row cost more than its copy on small
-    // planes: 512 channels of 7 x 7 took 22 us against 9 this way, 256 of 14 x 14 18 against 8.5,
-    // 128 of 28 x 28 22 against 15, one core, -O3. On 2 threads, where each thread of a layer
-    // split by channels fills the whole copy, ResNet-18's layers 3 and 4 took 2.5-6% less time,
-    // five alternating pairs in one program.)
-    conv_zero_vectors<T, I>(dst, L.plane);
-    int64_t lo = 0, hi = 0;
-    conv_inside(-s.pw, 1, L.width, s.w, lo, hi);
-    const int64_t rows_in = L.rows - s.ph < s.h ? L.rows - s.ph : s.h;  // input rows inside the plane
-    if (lo < hi)
-      for (int64_t ih = 0; ih < rows_in; ++ih)
-        gemm_copy_row<T, I>(plane_in + ih * s.w + lo - s.pw, hi - lo, dst + (ih + s.ph) * L.width + lo, hi - lo);
-    return;
-  }
+inline void conv_shift_channels(const ConvShape& s, const ConvShifted& L, const T* x, int64_t c0, int64_t c1,
+                                int64_t r0, int64_t r1, T* dst) {
+  const int64_t plane = s.h * s.w;
   for (int64_t a = 0; a < s.sh; ++a)
     for (int64_t b = 0; b < s.sw; ++b) {
-      T* phase = dst + (a * s.sw + b) * L.plane;
-      int64_t lo = 0, hi = 0;  // columns t with input column t * sw + b - pw inside
+      int64_t lo = 0, hi = 0, top = 0, bottom = 0;  // columns t and rows r whose input is inside
       conv_inside(b - s.pw, s.sw, L.width, s.w, lo, hi);
-      for (int64_t r = r0; r < r1; ++r) {
-        T* row = phase + r * L.width;
-        const int64_t ih = r * s.sh + a - s.ph;
-        if (ih < 0 || ih >= s.h || lo >= hi) {
-          conv_zero(row, L.width);
-          continue;
-        }
-        conv_zero(row, lo);
-        const T* src = plane_in + ih * s.w + lo * s.sw + b - s.pw;
-        if (s.sw == 1) gemm_copy_row<T, I>(src, hi - lo, row + lo, hi - lo);
-        else if (s.sw == 2) conv_copy_even<T, I>(src, hi - lo, row + lo);
-        else conv_copy(src, s.sw, hi - lo, row + lo);
-        conv_zero(row + hi, L.width - hi);
+      conv_inside(a - s.ph, s.sh, L.rows, s.h, top, bottom);
+      if (top < r0) top = r0;
+      if (bottom > r1) bottom = r1;
+      const int64_t from = (top * s.sh + a - s.ph) * s.w + lo * s.sw + b - s.pw;
+      for (int64_t ci = c0; ci < c1; ++ci) {
+        T* phase = dst + ci * L.channel + (a * s.sw + b) * L.plane;
+        conv_zero_vectors<T, I>(phase + r0 * L.width, (r1 - r0) * L.width);
+        if (lo < hi && top < bottom)
+          conv_copy_rows<T, I>(x + ci * plane + from, s.sh * s.w, s.sw, hi - lo, bottom - top,
+                               phase + top * L.width + lo, L.width);
       }
     }
 }
@@ -340,7 +326,7 @@ inline void conv_shift_fill(const ConvShape& s, const ConvShifted& L, const T* x
     }
     return;
   }
-  for (int64_t ci = c0; ci < c1; ++ci) conv_shift_channel<T, I>(s, L, x + ci * plane, r0, r1, buf.data + ci * L.channel);
+  conv_shift_channels<T, I>(s, L, x, c0, c1, r0, r1, buf.data);
   if (c1 == s.cin_g() && r1 == L.rows) conv_zero(buf.data + s.cin_g() * L.channel, L.size - s.cin_g() * L.channel);
 }
 
