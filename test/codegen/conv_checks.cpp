@@ -228,6 +228,7 @@ void check_conv() {
       {1, 512, 4, 4, 100, 3, 3, 1, 1, 1, 1},     // one tile of positions, long K: the shifted path split by channels
       {1, 256, 40, 38, 128, 1, 1, 2, 0, 1, 1},   // C^T of a downsample read in place by blocks of positions
       {1, 160, 7, 7, 160, 3, 3, 1, 1, 1, 160},   // depthwise, channels in lanes, narrow rows
+      {1, 128, 7, 7, 64, 3, 3, 1, 1, 1, 1},      // C^T on 7 x 7, K of several blocks: the quarter block (conv_swap_kc)
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -283,6 +284,18 @@ void check_conv() {
           describe(s).c_str(), shift, ahead ? "ahead" : "per call", once, negated, wrong);
   }
   check_short_of_memory();
+  // The transposed product's KC block: a quarter of the GEMM's for units of at most eight tiles of
+  // positions whose K spans several of its blocks, else the GEMM's own.
+  stax_rt::GemmPlan plan;
+  plan.kc = 384;
+  const int64_t few = 8 * stax_rt::GemmShape<float, Isa>::mr;
+  const int64_t kc_few = stax_rt::conv_swap_kc<float, Isa>(plan, few, 4608);
+  const int64_t kc_many = stax_rt::conv_swap_kc<float, Isa>(plan, few + 1, 4608);
+  const int64_t kc_short = stax_rt::conv_swap_kc<float, Isa>(plan, few, 384);
+  CHECK(kc_few == 96 && kc_many == 384 && kc_short == 384,
+        "conv_swap_kc: %lld for %lld positions (want 96), %lld for %lld (want 384), %lld for K of one block (want 384)",
+        static_cast<long long>(kc_few), static_cast<long long>(few), static_cast<long long>(kc_many),
+        static_cast<long long>(few + 1), static_cast<long long>(kc_short));
 }
 
 }  // namespace gemm_checks
