@@ -296,6 +296,20 @@ void check_conv() {
         "conv_swap_kc: %lld for %lld positions (want 96), %lld for %lld (want 384), %lld for K of one block (want 384)",
         static_cast<long long>(kc_few), static_cast<long long>(few), static_cast<long long>(kc_many),
         static_cast<long long>(few + 1), static_cast<long long>(kc_short));
+  // A batch goes by whole images per thread unless an image's output has at most eight tiles of
+  // positions; one image or one thread never does.
+  const auto by_images = [](int64_t n, int64_t side, int threads) {
+    return stax_rt::conv_swap_by_images<float, Isa>(shape(n, 64, side, side, 64, 3, 3, 1, 1, 1, 1), threads);
+  };
+  const int64_t mr = stax_rt::GemmShape<float, Isa>::mr;
+  int64_t side = 1;
+  while ((side + 1) * (side + 1) <= 8 * mr) ++side;  // the widest square output of at most 8 tiles
+  CHECK(!by_images(4, side, 2) && by_images(4, side + 1, 2) && !by_images(1, side + 1, 2) && !by_images(4, side + 1, 1),
+        "conv_swap_by_images: %d for %lld x %lld outputs (want 0), %d for %lld x %lld (want 1), %d for one image, %d for one "
+        "thread (want 0)",
+        by_images(4, side, 2), static_cast<long long>(side), static_cast<long long>(side), by_images(4, side + 1, 2),
+        static_cast<long long>(side + 1), static_cast<long long>(side + 1), by_images(1, side + 1, 2),
+        by_images(4, side + 1, 1));
 }
 
 }  // namespace gemm_checks

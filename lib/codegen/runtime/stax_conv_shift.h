@@ -802,7 +802,8 @@ inline void conv_swap_taps(const ConvShape& s, const ConvSwapCopies<T>& cp, cons
 
 // A batch's images dealt out to the threads whole (GemmChunks), each thread with its own copy and
 // block of C^T. No barrier and no sharing inside an image: ResNet-18 at batch 8 on 2 threads
-// 185.4 -> 175.7 ms, its transposed layers 3-11% faster.
+// 185.4 -> 175.7 ms, its transposed layers 3-11% faster. Not for outputs of at most eight tiles of
+// positions (conv_swap_by_images).
 template <typename T, typename I, typename E>
 inline void conv_swap_images(const ConvShape& s, const ConvSwapCopies<T>& cp, const T* x, const T* packed,
                              const T* bias, T* out, T* cts, int threads, const E& ep) {
@@ -818,6 +819,18 @@ inline void conv_swap_images(const ConvShape& s, const ConvSwapCopies<T>& cp, co
       conv_swap_taps<T, I>(s, mine, x + i * s.c * s.h * s.w, packed, bias, out + i * M * N, i, u,
                            cts + t * u.rows * M, 1, ep);
   }
+}
+
+// Whether a batch's transposed product goes by whole images per thread (conv_swap_images) rather
+// than by each image's units over the team: for several images and threads, unless an image has
+// at most eight tiles of positions (a 7 x 7 output). There the weights outweigh the rest: a thread
+// per image reads all of them for each image, while the team's units read each panel of W^T once
+// per image between the two threads. ResNet-18 at batch 8, 2 threads, its generated code built
+// both ways and run alternately (three pairs): layer 4's four 3 x 3 layers 19.9-20.2 -> 18.2-18.7
+// ms, all kernels 83.2-85.6 -> 81.5-84.0; by units, the larger outputs' layers were within 2% of
+// whole images either way.
+template <typename T, typename I> inline bool conv_swap_by_images(const ConvShape& s, int threads) {
+  return s.n > 1 && threads > 1 && s.spatial() > 8 * GemmShape<T, I>::mr;
 }
 
 // The convolution as C^T = X^T W^T per image, the weights packed ahead (conv_pack_weights); false,
