@@ -127,11 +127,40 @@ inline void conv_shift_offsets(const ConvShape& s, const ConvShifted& L, int64_t
   conv_offsets_by_channel(off, s.kh * s.kw, s.cin_g(), L.channel);
 }
 
+// The sums of one tile over a KC block: acc[i][v] += A * B, A a packed panel (element (i, k) at
+// a[k * a_ks + i]), row k of B the NV vectors at b + off[k]. One row of B is NV loads, then each of
+// the MR broadcasts of A feeds NV fmas.
+template <typename T, typename I, int MR, int NV>
+__attribute__((always_inline)) inline void conv_shift_sums(int64_t kc, const T* a, int64_t a_ks, const T* b,
+                                                           const int64_t* off, Vec<T, I> (&acc)[MR][NV]) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width;
+  for (int64_t k = 0; k < kc; ++k) {
+    const T* bk = b + off[k];
+    V bv[NV];
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(bk + v * W);
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+      const V ai(a[i]);
+      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
+    }
+    a += a_ks;
+  }
+}
+
+// bias[i] added to row i of a tile's sums (none without a bias: x + 0 would turn -0 into +0).
+template <typename T, typename I, int MR, int NV>
+__attribute__((always_inline)) inline void conv_shift_add_bias(const T* bias, Vec<T, I> (&acc)[MR][NV]) {
+  if (bias == nullptr) return;
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    const Vec<T, I> bi(bias[i]);
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = acc[i][v] + bi;
+  }
+}
+
 // The micro-kernel of gemm_tile with B read in place: C[0:MR, 0:NV * W] = (accumulate ? C : 0) +
-// A * B over one KC block, A a packed panel (element (i, k) at a[k * a_ks + i]), row k of B the
-// NV vectors at b + off[k], then bias[i] added to row i when `bias` is not null (the last KC
-// block written straight into the output). C is whole vectors wide (the block of shifted
-// positions is).
+// A * B over one KC block (conv_shift_sums), then bias[i] added to row i when `bias` is not null
+// (the last KC block written straight into the output). C is whole vectors wide (the block of
+// shifted positions is).
 template <typename T, typename I, int MR, int NV>
 inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, const int64_t* off, T* c, int64_t ldc,
                             bool accumulate, const T* bias) {
@@ -143,24 +172,55 @@ inline void conv_shift_tile(int64_t kc, const T* a, int64_t a_ks, const T* b, co
       acc[i][v] = accumulate ? V::loadu(c + i * ldc + v * W) : V(T(0));
     }
   }
-  for (int64_t k = 0; k < kc; ++k) {
-    const T* bk = b + off[k];
-    V bv[NV];
-    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) bv[v] = V::loadu(bk + v * W);
-    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
-      const V ai(a[i]);
-      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = fma(ai, bv[v], acc[i][v]);
-    }
-    a += a_ks;
-  }
-  if (bias != nullptr) {  // (without one the sum stays as it is: x + 0 would turn -0 into +0)
-    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
-      const V bi(bias[i]);
-      _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = acc[i][v] + bi;
-    }
-  }
+  conv_shift_sums<T, I, MR, NV>(kc, a, a_ks, b, off, acc);
+  conv_shift_add_bias<T, I, MR, NV>(bias, acc);
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
     _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v].storeu(c + i * ldc + v * W);
+  }
+}
+
+// Where a tile of shifted positions writes straight into the output: `out` at the tile's first
+// channel, channels N apart, output rows `ow` long; the shifted rows are `width` long, of which
+// the first `ow` are output positions, and there are `oh` of them.
+template <typename T> struct ConvShiftOut {
+  T* out;
+  int64_t N, width, ow, oh;
+};
+
+// conv_shift_tile for a convolution of one KC block, whose sums, the bias added, go straight into
+// the output rather than through the block of C: a vector whose lanes all fall in one output
+// row's positions is one store per row of the tile; the others (across the end of a shifted row,
+// or over its dropped positions, or past the last row) go through a copy on the stack, each run
+// of lanes in one output row by one store of its first lanes. (Through the block of C, copying it
+// to the output with the bias was 12% of ResNet's 7 x 7 / 2 stem on 2 threads, by `perf`.)
+template <typename T, typename I, int MR, int NV>
+inline void conv_shift_tile_out(int64_t kc, const T* a, int64_t a_ks, const T* b, const int64_t* off,
+                                const ConvShiftOut<T>& o, int64_t p, const T* bias) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width;
+  V acc[MR][NV];
+  _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+    _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) acc[i][v] = V(T(0));
+  }
+  conv_shift_sums<T, I, MR, NV>(kc, a, a_ks, b, off, acc);
+  conv_shift_add_bias<T, I, MR, NV>(bias, acc);
+  _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) {
+    const int64_t q = p + v * W, r = q / o.width, c = q - r * o.width;
+    if (r < o.oh && c + W <= o.ow) {
+      T* at = o.out + r * o.ow + c;
+      _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) acc[i][v].storeu(at + i * o.N);
+      continue;
+    }
+    alignas(64) T lanes[MR][W];
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) acc[i][v].storeu(lanes[i]);
+    for (int64_t j = 0, row = r, col = c; j < W && row < o.oh; ++row, col = 0) {
+      const int64_t run = W - j < o.width - col ? W - j : o.width - col;
+      const int n = static_cast<int>(col < o.ow ? (run < o.ow - col ? run : o.ow - col) : 0);
+      if (n > 0)
+        for (int i = 0; i < MR; ++i)
+          gemm_store_lanes(gemm_load_lanes<V>(lanes[i] + j, n), o.out + i * o.N + row * o.ow + col, n);
+      j += run;
+    }
   }
 }
 
@@ -173,9 +233,19 @@ inline const ConvShiftTileFn<T>* conv_shift_tiles(int64_t nr, std::integer_seque
   static const ConvShiftTileFn<T> wide[] = {&conv_shift_tile<T, I, Ms + 1, ConvShiftTile<T, I>::nv_wide>...};
   return nr == ConvShiftTile<T, I>::nr ? table : wide;
 }
+template <typename T>
+using ConvShiftOutFn = void (*)(int64_t, const T*, int64_t, const T*, const int64_t*, const ConvShiftOut<T>&, int64_t,
+                                const T*);
+template <typename T, typename I, int... Ms>
+inline const ConvShiftOutFn<T>* conv_shift_out_tiles(int64_t nr, std::integer_sequence<int, Ms...>) {
+  static const ConvShiftOutFn<T> table[] = {&conv_shift_tile_out<T, I, Ms + 1, ConvShiftTile<T, I>::nv>...};
+  static const ConvShiftOutFn<T> wide[] = {&conv_shift_tile_out<T, I, Ms + 1, ConvShiftTile<T, I>::nv_wide>...};
+  return nr == ConvShiftTile<T, I>::nr ? table : wide;
+}
 
 // Rows [m0, m1) of the block of C in shifted positions [p0, p0 + nb) (cbuf, rows ldc apart) into
-// the output, the bias added, then the epilogue on each output row's part of them.
+// the output, the bias added, then the epilogue on each output row's part of them; with cbuf
+// null, only the epilogue (the tiles wrote the output: conv_shift_tile_out).
 template <typename T, typename E>
 inline void conv_shift_store(const ConvProblem<T>& q, const ConvShifted& L, const T* cbuf, int64_t ldc, int64_t m0,
                              int64_t m1, int64_t p0, int64_t nb, const E& ep) {
@@ -186,7 +256,7 @@ inline void conv_shift_store(const ConvProblem<T>& q, const ConvShifted& L, cons
     const int64_t stop = row_end < end ? row_end : end, ow1 = stop - oh * L.width < s.ow ? stop - oh * L.width : s.ow;
     if (ow < ow1) {
       const int64_t j0 = oh * s.ow + ow, len = ow1 - ow;
-      for (int64_t i = m0; i < m1; ++i) {
+      for (int64_t i = m0; i < m1 && cbuf != nullptr; ++i) {
         const T* src = cbuf + (i - m0) * ldc + (p - p0);
         T* dst = q.out + i * N + j0;
         if (q.bias == nullptr) {
@@ -221,7 +291,9 @@ template <typename T> struct ConvShiftSource {
 // MobileNet-V2's expansions) has nothing to accumulate and its shifted positions are its output
 // positions: its tiles that end inside the output write there directly, the bias added, and only
 // the last, partial one goes through cbuf. (Through cbuf, the copy of every sum to the output was
-// a second pass as long as the tiles' own stores, for 64 to 96 multiply-adds per sum.)
+// a second pass as long as the tiles' own stores, for 64 to 96 multiply-adds per sum.) A kernel of
+// several taps with one KC block (ResNet's 7 x 7 / 2 stem, K = 147) writes every tile straight into
+// the output rows (conv_shift_tile_out), dropping the shifted positions that are not output ones.
 template <typename T, typename I, typename E>
 inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, const ConvShifted& L,
                              const ConvShiftSource<T>& src, int64_t m0, int64_t m1, int64_t p0, int64_t p1, const E& ep,
@@ -229,7 +301,8 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
   using S = GemmShape<T, I>;
   const int64_t K = q.s->k(), N = q.s->spatial(), mp = (q.s->cout_g() + plan.mr - 1) / plan.mr * plan.mr;
   const ConvShiftTileFn<T>* tiles = conv_shift_tiles<T, I>(L.nr, std::make_integer_sequence<int, S::mr>());
-  const bool straight = K <= plan.kc && q.s->pointwise();
+  const ConvShiftOutFn<T>* out_tiles = conv_shift_out_tiles<T, I>(L.nr, std::make_integer_sequence<int, S::mr>());
+  const bool straight = K <= plan.kc && q.s->pointwise(), by_rows = K <= plan.kc && !q.s->pointwise();
   for (int64_t jc = p0; jc < p1; jc += plan.nc) {
     const int64_t nb = plan.nc < p1 - jc ? plan.nc : p1 - jc;
     // Positions [jc, jc + whole): the block's tiles that end inside the output, written straight.
@@ -246,7 +319,10 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
           const int64_t* off = (p < src.tail_from ? src.off : src.tail_off) + pc;
           const int m = static_cast<int>(plan.mr < mb - ir ? plan.mr : mb - ir);
           const T* a = q.packed != nullptr ? q.packed + pc * mp + (ic + ir) * kb : abuf + ir * kb;
-          if (jr < whole)
+          if (by_rows)
+            out_tiles[m - 1](kb, a, plan.mr, b, off, ConvShiftOut<T>{q.out + (ic + ir) * N, N, L.width, q.s->ow, q.s->oh},
+                             p, q.bias != nullptr ? q.bias + ic + ir : nullptr);
+          else if (jr < whole)
             tiles[m - 1](kb, a, plan.mr, b, off, q.out + (ic + ir) * N + p, N, false,
                          q.bias != nullptr ? q.bias + ic + ir : nullptr);
           else
@@ -256,7 +332,8 @@ inline void conv_shift_block(const GemmPlan& plan, const ConvProblem<T>& q, cons
           for (int64_t ir = 0; ir < mb; ir += plan.mr) tile(ir, jr);
       }
       if (whole > 0) ep(q.image, q.channel0 + ic, q.channel0 + ic + mb, jc, jc + whole, q.out + ic * N + jc, N);
-      if (whole < nb) conv_shift_store(q, L, cbuf + whole, nb, ic, ic + mb, jc + whole, nb - whole, ep);
+      if (whole < nb)
+        conv_shift_store(q, L, by_rows ? nullptr : cbuf + whole, nb, ic, ic + mb, jc + whole, nb - whole, ep);
     }
   }
 }
