@@ -256,16 +256,17 @@ inline void conv_shift_store(const ConvProblem<T>& q, const ConvShifted& L, cons
     const int64_t stop = row_end < end ? row_end : end, ow1 = stop - oh * L.width < s.ow ? stop - oh * L.width : s.ow;
     if (ow < ow1) {
       const int64_t j0 = oh * s.ow + ow, len = ow1 - ow;
-      for (int64_t i = m0; i < m1 && cbuf != nullptr; ++i) {
-        const T* src = cbuf + (i - m0) * ldc + (p - p0);
-        T* dst = q.out + i * N + j0;
-        if (q.bias == nullptr) {
-          for (int64_t j = 0; j < len; ++j) dst[j] = src[j];
-        } else {
-          const T bias = q.bias[i];
-          for (int64_t j = 0; j < len; ++j) dst[j] = src[j] + bias;
+      if (cbuf != nullptr)
+        for (int64_t i = m0; i < m1; ++i) {
+          const T* src = cbuf + (i - m0) * ldc + (p - p0);
+          T* dst = q.out + i * N + j0;
+          if (q.bias == nullptr) {
+            for (int64_t j = 0; j < len; ++j) dst[j] = src[j];
+          } else {
+            const T bias = q.bias[i];
+            for (int64_t j = 0; j < len; ++j) dst[j] = src[j] + bias;
+          }
         }
-      }
       ep(q.image, q.channel0 + m0, q.channel0 + m1, j0, j0 + len, q.out + m0 * N + j0, N);
     }
     p = stop;
