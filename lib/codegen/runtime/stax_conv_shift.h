@@ -619,6 +619,41 @@ template <typename T> struct ConvSwapEpilogue {
   }
 };
 
+// A finished tile of C^T (MR positions x n channels, the sums in acc) into the output: channel j's
+// MR positions at o + j * ldo, the bias (its n channels at `bias`; null for none) added. The
+// tile goes through a block on the stack, transposed from there TransposeBlock by block (8 x 8 in
+// 256-bit registers for float on AVX2 and AVX-512: each channel's 8 positions one store), the
+// rest element by element (a 7 x 7 output's tiles of 7 positions, channels past the last whole
+// block). The sum plus the bias as the unit's transposes gave it: the same bits. Against the
+// whole unit's C^T transposed out of L2 and its bias added by another pass, alternating call by
+// call (Zen 5, ResNet-18's 3 x 3 layers alone, 1 / 2 threads): 56 x 56 1.01-1.02x / 1.02-1.04x,
+// 14 x 14 1.00x / 1.06-1.10x, 7 x 7 1.00x / 1.06-1.09x, the stride-2 layers 0.99-1.02x /
+// 1.04-1.14x; a 112 x 112 output 1.10x / 1.09-1.12x (written channel by channel from a tile
+// once cost it 20%: its channels 49 KiB apart share a quarter of L1's sets).
+template <typename T, typename I, int MR, int NV>
+__attribute__((always_inline)) inline void conv_swap_tile_out(Vec<T, I> (&acc)[MR][NV], int n, const T* bias, T* o,
+                                                              int64_t ldo) {
+  using V = Vec<T, I>;
+  constexpr int W = I::width, L = NV * W, B = TransposeBlock<T, I>::size;
+  alignas(64) T tile[MR * L];
+  _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) {
+    // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
+    const V b = bias != nullptr ? gemm_load_lanes<V>(bias + v * W, n - v * W) : V(T(0));
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
+      (bias != nullptr ? acc[i][v] + b : acc[i][v]).storeu(tile + i * L + v * W);
+    }
+  }
+  int j = 0;
+  if constexpr (MR % B == 0) {
+    for (; j + B <= n; j += B)
+      _Pragma("GCC unroll 32") for (int i = 0; i < MR; i += B) {
+        TransposeBlock<T, I>::run(tile + i * L + j, L, o + j * ldo + i, ldo);
+      }
+  }
+  for (; j < n; ++j)
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) o[j * ldo + i] = tile[i * L + j];
+}
+
 // The micro-kernel of the transposed product of several taps: C^T[0:MR, 0:n] (positions x
 // channels) = (accumulate ? C^T : 0) + X^T W^T over one KC block, element (i, k) of X^T at
 // x[off[k] + pos[i]] (tap k of position i in the shifted copy), W^T a packed panel (row k at
@@ -629,10 +664,13 @@ template <typename T> struct ConvSwapEpilogue {
 // broadcast, the loop was 34 instructions for 12 fmas on AVX2 and ran at 78-84 GFLOP/s on Zen 3;
 // with the pointers, 27, and 87-91). Along the way it asks for `pf_lines` cache lines from `pf`
 // into L2, spread over the block, one every `kc / pf_lines` rows, between runs of the loop: its
-// share of the next panel of W^T (conv_swap_block).
+// share of the next panel of W^T (conv_swap_block). With `o` set (the last KC block) the tile is
+// final: it goes straight into the output, transposed, the bias added (conv_swap_tile_out);
+// else into C^T at c.
 template <typename T, typename I, int MR, int NV>
 inline void conv_swap_tile(int64_t kc, const T* x, const int64_t* off, const int64_t* pos, const T* b, T* c,
-                           int64_t ldc, int n, bool accumulate, const char* pf, int64_t pf_lines) {
+                           int64_t ldc, int n, bool accumulate, const char* pf, int64_t pf_lines, const T* bias, T* o,
+                           int64_t ldo) {
   using V = Vec<T, I>;
   constexpr int W = I::width;
   V acc[MR][NV];
@@ -661,6 +699,7 @@ inline void conv_swap_tile(int64_t kc, const T* x, const int64_t* off, const int
       b += NV * W;
     }
   }
+  if (o != nullptr) return conv_swap_tile_out<T, I, MR, NV>(acc, n, bias, o, ldo);
   _Pragma("GCC unroll 32") for (int i = 0; i < MR; ++i) {
     _Pragma("GCC unroll 32") for (int v = 0; v < NV; ++v) gemm_store_lanes(acc[i][v], c + i * ldc + v * W, n - v * W);
   }
@@ -670,7 +709,7 @@ inline void conv_swap_tile(int64_t kc, const T* x, const int64_t* off, const int
 // of W^T wide.
 template <typename T>
 using ConvSwapTileFn = void (*)(int64_t, const T*, const int64_t*, const int64_t*, const T*, T*, int64_t, int, bool,
-                                const char*, int64_t);
+                                const char*, int64_t, const T*, T*, int64_t);
 template <typename T, typename I, int... Ms>
 inline const ConvSwapTileFn<T>* conv_swap_tiles(std::integer_sequence<int, Ms...>) {
   static const ConvSwapTileFn<T> table[] = {&conv_swap_tile<T, I, Ms + 1, GemmShape<T, I>::nv>...};
@@ -701,7 +740,10 @@ inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int6
 // packed ahead (panels of GemmShape::panel columns over the whole K), X^T read in place from the
 // shifted copy (pos: each output position's place in it): per KC block, panel of W^T by panel
 // (it stays in L1 while the tiles pass over it), the positions in tiles of even heights (49 as 7
-// of 7, not 6 of 8 and 1 of 1); `ep` on each tile once its K is complete. Where K spans several
+// of 7, not 6 of 8 and 1 of 1); `ep` on each tile once its K is complete. With `out` set (the
+// output's channel 0 at the block's first position, channels N apart) the tiles of the last KC
+// block go straight into it with `bias` (conv_swap_tile_out), C^T holding only the earlier
+// blocks' sums. Where K spans several
 // KC blocks, each tile asks for its share of the next panel: the first tile of a panel would
 // otherwise wait on memory alone (a 7 x 7 output has only 7 tiles to share a panel's loads).
 // (Measured again with the weights from memory, the prefetch on and off alternating call by
@@ -711,7 +753,7 @@ inline const T* conv_swap_next_panel(const T* packed, int64_t K, int64_t P, int6
 template <typename T, typename I, typename E>
 inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const T* x, const int64_t* off,
                             const int64_t* pos, const T* packed, T* ct, const GemmThreadBlock& tb, int64_t next_end,
-                            const E& ep) {
+                            const E& ep, const T* bias = nullptr, T* out = nullptr, int64_t N = 0) {
   using S = GemmShape<T, I>;
   constexpr int64_t P = S::panel;
   const int64_t K = s.k(), M = s.cout, rows = tb.m1 - tb.m0, row_tiles = (rows + S::mr - 1) / S::mr;
@@ -730,8 +772,10 @@ inline void conv_swap_block(const GemmPlan& plan, const ConvShape& s, const T* x
         const int64_t i = tb.m0 + rows * t / row_tiles, m = tb.m0 + rows * (t + 1) / row_tiles - i;
         const int64_t l0 = lines * t / row_tiles, l1 = lines * (t + 1) / row_tiles;
         T* c = ct + i * M + j;
+        T* o = out != nullptr && pc + kb == K ? out + j * N + i : nullptr;
         tiles[m - 1](kb, x, off + pc, pos + i, b, c, M, n, pc > 0,
-                     next != nullptr ? reinterpret_cast<const char*>(next) + l0 * 64 : nullptr, l1 - l0);
+                     next != nullptr ? reinterpret_cast<const char*>(next) + l0 * 64 : nullptr, l1 - l0,
+                     bias != nullptr ? bias + j : nullptr, o, N);
         if (pc + kb == K) ep(i, i + m, j, j + n, c, M);
       }
     }
@@ -756,28 +800,6 @@ template <typename T, typename I> inline ConvSwapUnits conv_swap_units(const Con
   const int64_t panels = (M + S::panel - 1) / S::panel;
   while (u.count() < 4 * int64_t(threads) && u.channel_blocks * 2 <= panels) u.channel_blocks *= 2;
   return u;
-}
-
-// A unit's block of C^T (rows x channels [n0, n1) at ct, row stride ldc) into the output's
-// channels (o: channel n0 at the unit's first position, each channel N long), the bias added:
-// transposed by register blocks, each channel's run of positions written whole. (Each tile
-// written into the output as it finished, a short run of positions into each of 16 or 32
-// channels, cost a 112 x 112 output 20%: its channels 49 KiB apart fall into a quarter of L1's
-// sets.)
-template <typename T, typename I>
-inline void conv_swap_unit_out(const T* ct, int64_t ldc, int64_t rows, int64_t n0, int64_t n1, const T* bias, T* o,
-                               int64_t N) {
-  using V = Vec<T, I>;
-  constexpr int64_t W = I::width;
-  transpose_tile<I>(ct, ldc, rows, n1 - n0, o, N);
-  if (bias == nullptr) return;  // (x + 0 would turn -0 into +0)
-  for (int64_t j = n0; j < n1; ++j) {
-    T* row = o + (j - n0) * N;
-    const V b(bias[j]);
-    int64_t i = 0;
-    for (; i + W <= rows; i += W) (V::loadu(row + i) + b).storeu(row + i);
-    for (; i < rows; ++i) row[i] += bias[j];
-  }
 }
 
 // The stride-1 convolution whose shifted copy a transposed product of several taps reads: the
@@ -837,10 +859,10 @@ inline void conv_swap_fill_rows(const ConvSwapCopies<T>& cp, const ConvShiftBuff
 
 // One image's C^T = X^T W^T for a kernel of several taps (x: the image): each thread takes units
 // (ConvSwapUnits; its own run first, in order, then the others': GemmChunks), fills the rows of
-// its own copy the unit's positions read (those it lacks), computes the unit's tiles into its
-// block of C^T (`cts`, one per thread, `rows` x M), transposes it into the output
-// (conv_swap_unit_out), then runs the convolution's epilogue on the unit's channels x positions
-// of the output while they are in L2. No barrier, and no copy line written by one core for
+// its own copy the unit's positions read (those it lacks), computes the unit's tiles (the sums of
+// all but the last KC block in its block of C^T, `cts`, one per thread, `rows` x M; the last
+// block's tiles straight into the output, conv_swap_tile_out), then runs the convolution's
+// epilogue on the unit's channels x positions of the output while they are in L2. No barrier, and no copy line written by one core for
 // another: one copy filled by the whole team, a share of the channels each, then read by every
 // thread, took 2 threads 11% (56 x 56) to 20% (stride 2) of ResNet-18's layers, and the tiles ran
 // 8% slower on lines the other core had written. (C^T of the whole image, then the output by one
@@ -871,8 +893,8 @@ inline void conv_swap_taps(const ConvShape& s, const ConvSwapCopies<T>& cp, cons
       const int64_t r0 = q0 / s.ow * s.sh, r1 = (q1 - 1) / s.ow * s.sh + (s.kh - 1) * s.dh + 1;
       if (!cp.in_place) conv_swap_fill_rows<T, I>(cp, buf, x, r0, r1, f0, f1);
       const GemmThreadBlock tb{GemmGrid{}, 0, q1 - q0, n0, n1};
-      conv_swap_block<T, I>(plan, s, src, cp.off, cp.pos + q0, packed, ct, tb, n1, GemmNoEpilogue());
-      conv_swap_unit_out<T, I>(ct + n0, M, q1 - q0, n0, n1, bias, out + n0 * N + q0, N);
+      conv_swap_block<T, I>(plan, s, src, cp.off, cp.pos + q0, packed, ct, tb, n1, GemmNoEpilogue(), bias,
+                            out + q0, N);
       ep(image, n0, n1, q0, q1, out + n0 * N + q0, N);
     }
   }
