@@ -162,6 +162,7 @@ const int64_t kShapes[][11] = {
     {2, 24, 11, 9, 24, 5, 5, 2, 2, 1, 24},     // the same, 5 x 5, batch 2
     {1, 17, 5, 6, 17, 3, 3, 1, 1, 2, 17},      // the same, dilated, rows narrower than a transpose block
     {1, 6, 1, 20, 6, 1, 3, 1, 1, 1, 6},        // the same, conv1d
+    {2, 48, 21, 19, 64, 1, 1, 2, 0, 1, 1},     // a downsample of K under 256: C^T read in place on 16 lanes
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
@@ -296,6 +297,13 @@ void check_conv() {
         "conv_swap_kc: %lld for %lld positions (want 96), %lld for %lld (want 384), %lld for K of one block (want 384)",
         static_cast<long long>(kc_few), static_cast<long long>(few), static_cast<long long>(kc_many),
         static_cast<long long>(few + 1), static_cast<long long>(kc_short));
+  // A strided 1 x 1 kernel is computed transposed, read in place, from K = 256 on, and with 16
+  // lanes (AVX-512's float) for any K.
+  const bool small_k = stax_rt::conv_swap_pays<float, Isa>(shape(1, 64, 56, 56, 128, 1, 1, 2, 0, 1, 1));
+  const bool large_k = stax_rt::conv_swap_pays<float, Isa>(shape(1, 256, 56, 56, 128, 1, 1, 2, 0, 1, 1));
+  CHECK(small_k == (Isa::width >= 16) && large_k,
+        "conv_swap_pays for 1 x 1 / 2 downsamples: %d for K = 64 (want %d), %d for K = 256 (want 1)", small_k,
+        Isa::width >= 16, large_k);
   // A batch goes by whole images per thread unless an image's output has at most eight tiles of
   // positions; one image or one thread never does.
   const auto by_images = [](int64_t n, int64_t side, int threads) {
