@@ -606,21 +606,27 @@ template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s)
 }
 
 // The epilogue of one image's C^T tiles: positions [i0, i1) x channels [j0, j1) at c (row
-// stride ldc) into the output's channels (each N positions long), the bias added.
-template <typename T> struct ConvSwapEpilogue {
+// stride ldc) into the output's channels (each N positions long), the bias added to the tile's
+// rows by vectors, then the tile transposed by register blocks (transpose_tile). Against the
+// element-by-element loop it replaced (per channel, the sum plus the bias of each position), call
+// by call on Zen 5, 1 / 2 threads: the pointwise layers on 7 x 7 of ResNet-50 (2048 -> 512,
+// 512 -> 2048) and MobileNet-V2 (960 -> 320) 1.02-1.14x / 1.04-1.21x. The same bits.
+template <typename T, typename I> struct ConvSwapEpilogue {
   const T* bias;
   T* out;  // the image's [cout, N] output
   int64_t N;
   void operator()(int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* c, int64_t ldc) const {
-    for (int64_t j = j0; j < j1; ++j) {
-      T* o = out + j * N;
-      const T* from = c + (j - j0);
-      // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
-      if (bias != nullptr)
-        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc] + bias[j];
-      else
-        for (int64_t i = i0; i < i1; ++i) o[i] = from[(i - i0) * ldc];
-    }
+    using V = Vec<T, I>;
+    constexpr int64_t W = I::width;
+    // Without a bias the sum stays as it is (x + 0 would turn -0 into +0).
+    if (bias != nullptr)
+      for (int64_t i = i0; i < i1; ++i) {
+        T* row = c + (i - i0) * ldc;
+        int64_t j = j0;
+        for (; j + W <= j1; j += W) (V::loadu(row + j - j0) + V::loadu(bias + j)).storeu(row + j - j0);
+        for (; j < j1; ++j) row[j - j0] += bias[j];
+      }
+    transpose_tile<I>(c, ldc, i1 - i0, j1 - j0, out + j0 * N + i0, N);
   }
 };
 
@@ -867,8 +873,8 @@ inline void conv_swap_fill_rows(const ConvSwapCopies<T>& cp, const ConvShiftBuff
 // its own copy the unit's positions read (those it lacks), computes the unit's tiles (the sums of
 // all but the last KC block in its block of C^T, `cts`, one per thread, `rows` x M; the last
 // block's tiles straight into the output, conv_swap_tile_out), then runs the convolution's
-// epilogue on the unit's channels x positions of the output while they are in L2. No barrier, and no copy line written by one core for
-// another: one copy filled by the whole team, a share of the channels each, then read by every
+// epilogue on the unit's channels x positions of the output while they are in L2. No barrier,
+// and no copy line written by one core for another: one copy filled by the whole team, a share of the channels each, then read by every
 // thread, took 2 threads 11% (56 x 56) to 20% (stride 2) of ResNet-18's layers, and the tiles ran
 // 8% slower on lines the other core had written. (C^T of the whole image, then the output by one
 // pass and the epilogue by another, cost ResNet-18's stem 40% and its 56 x 56 layers 10-15% on 2
@@ -983,7 +989,8 @@ inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const
   if (ct == nullptr) return false;
   for (int64_t image = 0; image < s.n; ++image) {
     T* o = out + image * M * N;
-    gemm_prepacked<T, I>(x + image * s.c * s.h * s.w, 1, N, packed, ct, M, N, M, K, ConvSwapEpilogue<T>{bias, o, N});
+    gemm_prepacked<T, I>(x + image * s.c * s.h * s.w, 1, N, packed, ct, M, N, M, K,
+                         ConvSwapEpilogue<T, I>{bias, o, N});
     if constexpr (!std::is_same_v<E, ConvNoEpilogue>) {
       constexpr int64_t kChannels = 64;
       const int64_t blocks = (M + kChannels - 1) / kChannels;
