@@ -639,8 +639,8 @@ template <typename T, typename I> struct ConvSwapEpilogue {
 // whole unit's C^T transposed out of L2 and its bias added by another pass, alternating call by
 // call (Zen 5, ResNet-18's 3 x 3 layers alone, 1 / 2 threads): 56 x 56 1.01-1.02x / 1.02-1.04x,
 // 14 x 14 1.00x / 1.06-1.10x, 7 x 7 1.00x / 1.06-1.09x, the stride-2 layers 0.99-1.02x /
-// 1.04-1.14x; a 112 x 112 output 1.10x / 1.09-1.12x (written channel by channel from a tile
-// once cost it 20%: its channels 49 KiB apart share a quarter of L1's sets).
+// 1.04-1.14x; a 112 x 112 output 1.10x / 1.09-1.12x (an earlier tile-by-tile store cost it 20%,
+// put down to its channels 49 KiB apart sharing a quarter of L1's sets).
 template <typename T, typename I, int MR, int NV>
 __attribute__((always_inline)) inline void conv_swap_tile_out(Vec<T, I> (&acc)[MR][NV], int n, const T* bias, T* o,
                                                               int64_t ldo) {
