@@ -230,6 +230,7 @@ void check_conv() {
       {1, 256, 40, 38, 128, 1, 1, 2, 0, 1, 1},   // C^T of a downsample read in place by blocks of positions
       {1, 160, 7, 7, 160, 3, 3, 1, 1, 1, 160},   // depthwise, channels in lanes, narrow rows
       {1, 128, 7, 7, 64, 3, 3, 1, 1, 1, 1},      // C^T on 7 x 7, K of several blocks: the quarter block (conv_swap_kc)
+      {1, 64, 14, 14, 200, 1, 1, 1, 0, 1, 1},    // pointwise of one KC block on 196 positions: in place, a ragged last tile
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -304,6 +305,17 @@ void check_conv() {
   CHECK(small_k == (Isa::width >= 16) && large_k,
         "conv_swap_pays for 1 x 1 / 2 downsamples: %d for K = 64 (want %d), %d for K = 256 (want 1)", small_k,
         Isa::width >= 16, large_k);
+  // A pointwise kernel reads its input in place when its plane is whole vectors or its K is one
+  // KC block of the plan (its tiles then write straight into the output); else the patches are
+  // packed (K = 4096 is several blocks: KC is at most 1024).
+  const auto in_place = [](int64_t c, int64_t side) {
+    return stax_rt::conv_shift_pays<float, Isa>(shape(1, c, side, side, 64, 1, 1, 1, 0, 1, 1));
+  };
+  const bool whole_vectors = 14 * 14 % Isa::width == 0;
+  CHECK(in_place(64, 14) && in_place(4096, 14) == whole_vectors && in_place(4096, 16),
+        "conv_shift_pays for pointwise kernels: %d for K = 64 on 14 x 14 (want 1), %d for K = 4096 (want %d), %d for "
+        "K = 4096 on 16 x 16 (want 1)",
+        in_place(64, 14), in_place(4096, 14), whole_vectors, in_place(4096, 16));
   // A batch goes by whole images per thread unless an image's output has at most eight tiles of
   // positions; one image or one thread never does.
   const auto by_images = [](int64_t n, int64_t side, int threads) {

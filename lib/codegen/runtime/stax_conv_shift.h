@@ -68,14 +68,21 @@ template <typename T, typename I> inline int64_t conv_shift_nr(const ConvShape& 
 }
 
 // Whether reading the patches in place pays for a convolution through the GEMM: a pointwise one
-// whose channels start on whole vectors (its patches are its input, read where it lies; with
-// unaligned channels, as 14 x 14 or 7 x 7, the packed panels measured a few percent faster), or
-// a kernel of more than one tap whose dropped positions add at most a quarter to the tiles'
-// columns (a 7 x 7 output of a 3 x 3 kernel: 63 positions for 49, both two tiles of 32). A
-// strided 1 x 1 kernel's patches, a subset of the input, are packed.
+// (its patches are its input, read where it lies) whose channels start on whole vectors, or
+// whose K is one KC block of the plan, or a kernel of more than one tap whose dropped positions
+// add at most a quarter to the tiles' columns (a 7 x 7 output of a 3 x 3 kernel: 63 positions
+// for 49, both two tiles of 32). A strided 1 x 1 kernel's patches, a subset of the input, are
+// packed. A pointwise one of unaligned channels (14 x 14: 196 positions) whose K is one block
+// has its tiles write straight into the output (conv_shift_block) and saves packing patches
+// that each take only K multiply-adds per element; with K over a block its sums go through the
+// C block and the packed panels are faster. Against the packed patches, call by call on Zen 5,
+// 1 / 2 threads, 14 x 14: K of one block (MobileNet-V2's 64 -> 384, 96 -> 576 and 384 -> 64,
+// ResNet-50's 256 -> 1024, 80 -> 480, 116 -> 116) 1.01-1.53x / 1.01-1.67x on AVX-512,
+// 1.05-1.25x / 1.00-1.33x on AVX2; K over a block (1024 -> 256, 512 -> 512, 768 -> 192)
+// 0.86-0.96x on AVX-512; on 7 x 7 (160 -> 128, 232 -> 232) 0.98-1.03x.
 template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s) {
   if (s.direct) return false;
-  if (s.pointwise()) return s.h * s.w % I::width == 0;
+  if (s.pointwise()) return s.h * s.w % I::width == 0 || s.k() <= conv_plan<T, I>(s, true).kc;
   if (s.kh * s.kw == 1) return false;
   const int64_t nr = ConvShiftTile<T, I>::nr;
   const ConvShifted L(s, nr);
