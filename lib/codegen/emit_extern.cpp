@@ -33,7 +33,7 @@ std::string operand_base(const ir::MatmulOperand& o, const std::string& name) {
 // under --isa native is packed on the first call into a function-local static.
 void matmul_call(const ir::Buffer& b, const kernelplan::KernelPlan& plan, const std::vector<std::string>& names,
                  const std::string& c_name, const std::string& epilogue, CodeWriter& out) {
-  const ir::Matmul& mm = b.matmul;
+  const ir::Matmul mm = plan.fold_batch ? ir::fold_batch(b.matmul) : b.matmul;
   auto name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
   const std::string T = cxx_type(b.dtype);
   const std::string a = operand_base(mm.a, name(mm.a.buffer)) + ", ";
@@ -79,6 +79,11 @@ std::vector<std::string> gemm_sections(const std::string& entry) {
 std::string shape_comment(const ir::Matmul& mm) {
   return "[" + std::to_string(mm.m) + ", " + std::to_string(mm.k) + "] x [" + std::to_string(mm.k) + ", " +
          std::to_string(mm.n) + "]" + (mm.batch.empty() ? "" : " per batch " + shape_str(mm.batch));
+}
+
+// The product as the kernel plan runs it: with its batch folded into M where the plan says so.
+std::string shape_comment(const ir::Matmul& mm, const kernelplan::KernelPlan& plan) {
+  return shape_comment(mm) + (plan.fold_batch ? ", as one " + shape_comment(ir::fold_batch(mm)) + " product" : "");
 }
 
 std::string ints_text(std::initializer_list<int64_t> xs) {
@@ -199,13 +204,30 @@ KernelCode emit_extern(const ir::Program& p, const ir::Buffer& b, const kernelpl
   k.function = function;
   k.params = plan.params;
   CodeWriter out;
-  out.line(buffer_comment(b) + " (" + shape_comment(b.matmul) + ")");
+  out.line(buffer_comment(b) + " (" + shape_comment(b.matmul, plan) + ")");
   out.open(signature_text(p, plan, function, names));
   matmul_call(b, plan, names, names[static_cast<std::size_t>(b.id)], "", out);
   out.close();
   k.text = out.str();
   return k;
 }
+
+namespace {
+
+// The batch position xb's dims x0, x1, ..., row-major over the batch shape.
+void batch_position(const ir::Matmul& mm, CodeWriter& loops) {
+  int64_t inner = 1;
+  for (std::size_t d = mm.batch.size(); d-- > 0;) {
+    const std::string x = "x" + std::to_string(d);
+    std::string v = inner == 1 ? "xb" : "xb / " + std::to_string(inner);
+    if (d > 0) v = "(" + v + ") % " + std::to_string(mm.batch[d]);
+    loops.line("const int64_t " + x + " = " + v + ";");
+    loops.line("(void)" + x + ";");
+    inner *= mm.batch[d];
+  }
+}
+
+}  // namespace
 
 void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, CodeWriter& loops) {
   const kernelplan::KernelPlan& plan = e.plan;
@@ -219,24 +241,24 @@ void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, Code
   const std::string T = cxx_type(b.dtype);
   const std::string xi = "x" + std::to_string(batch), xj = "x" + std::to_string(batch + 1);
   for (const std::string& section : gemm_sections("matmul")) e.need(section);
-  loops.line("// " + shape_comment(mm) + "; the epilogue computes " + e.name(e.k.nodes.back().buffer) +
-             " on each tile of the product, in place (" + plan.epilogue_reason + ")");
+  loops.line("// " + shape_comment(mm, plan) + "; the epilogue computes " +
+             e.name(e.k.nodes.back().buffer) + " on each tile of the product, in place (" + plan.epilogue_reason + ")");
   std::string head = "const auto epilogue = [&](";
-  if (batch > 0) head += "int64_t xb, ";
+  if (batch > 0 && !plan.fold_batch) head += "int64_t xb, ";
   loops.open(head + "int64_t i0, int64_t i1, int64_t j0, int64_t j1, " + T + "*, int64_t)");
-  // The batch position's dims, row-major over the batch shape.
-  int64_t inner = 1;
-  for (std::size_t d = batch; d-- > 0;) {
-    const std::string x = "x" + std::to_string(d);
-    std::string v = inner == 1 ? "xb" : "xb / " + std::to_string(inner);
-    if (d > 0) v = "(" + v + ") % " + std::to_string(mm.batch[d]);
-    loops.line("const int64_t " + x + " = " + v + ";");
-    loops.line("(void)" + x + ";");
-    inner *= mm.batch[d];
+  if (plan.fold_batch && batch > 0) {  // row r: batch position r / M, row r % M
+    loops.open("for (int64_t xr = i0; xr < i1; ++xr)");
+    loops.line("const int64_t " + xi + " = xr % " + std::to_string(mm.m) + ", xb = xr / " + std::to_string(mm.m) + ";");
+    loops.line("(void)" + xi + ", (void)xb;");
+    batch_position(mm, loops);
+    epilogue_row(e, xj, "j0", "j1", loops);
+    loops.close();
+  } else {
+    batch_position(mm, loops);
+    loops.open("for (int64_t " + xi + " = i0; " + xi + " < i1; ++" + xi + ")");
+    epilogue_row(e, xj, "j0", "j1", loops);
+    loops.close();
   }
-  loops.open("for (int64_t " + xi + " = i0; " + xi + " < i1; ++" + xi + ")");
-  epilogue_row(e, xj, "j0", "j1", loops);
-  loops.close();
   loops.close(";");
   matmul_call(b, plan, names, e.name(e.k.nodes.back().buffer), "epilogue", loops);
 }

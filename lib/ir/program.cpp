@@ -63,6 +63,24 @@ std::vector<BufferId> extern_operands(const Buffer& b) {
   return ids;
 }
 
+Matmul fold_batch(const Matmul& mm) {
+  int64_t rows = mm.m, row_stride = mm.a.row_stride;
+  for (std::size_t d = mm.batch.size(); d-- > 0;) {
+    if (mm.batch[d] == 1) continue;
+    if (mm.b.batch_strides[d] != 0) return mm;
+    if (rows == 1) row_stride = mm.a.batch_strides[d];  // (one row so far: its stride is free)
+    if (row_stride == 0 || mm.a.batch_strides[d] != rows * row_stride) return mm;
+    rows *= mm.batch[d];
+  }
+  Matmul folded = mm;
+  folded.batch.clear();
+  folded.a.batch_strides.clear();
+  folded.b.batch_strides.clear();
+  folded.m = rows;
+  folded.a.row_stride = rows == 1 ? mm.a.row_stride : row_stride;
+  return folded;
+}
+
 std::vector<Var> Buffer::output_vars() const {
   std::vector<Var> v;
   for (std::size_t d = 0; d < shape.size(); ++d) v.push_back(xvar(static_cast<int32_t>(d)));

@@ -81,7 +81,7 @@ void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& i
   if (b.kind != ir::BufferKind::Constant) return;
   if (!is_floating(mm.dtype)) {
     kp.pack_reason = "B is a constant, but the " + std::string(dtype_name(mm.dtype)) + " product runs on plain loops";
-  } else if (!mm.matmul.batch.empty()) {
+  } else if (!kp.fold_batch && !mm.matmul.batch.empty()) {
     kp.pack_reason = "B is a constant, but batched products pack at run time";
   } else if (isa.kind != IsaTarget::Kind::Fixed) {
     kp.pack_once = true;
@@ -94,6 +94,22 @@ void plan_packing(const ir::Program& p, const ir::Buffer& mm, const IsaTarget& i
     kp.pack_reason = "B is the constant " + b.name + ": packed at compile time into the GEMM's panels for " +
                      std::string(isa_record(isa.fixed).name);
   }
+}
+
+// A batched product folded into one of batch x M rows (ir::fold_batch), or why not. One product
+// per batch position gives each GEMM call M rows: a Linear on channels-last [1, 14, 14, 384] was
+// 14 products of 14 x 384 x 1536 with B packed per call, at 159 GFLOP/s on 2 threads; folded it
+// is one 196 x 384 x 1536 product on B packed once (ConvNeXt's MLP blocks).
+void plan_batch_fold(const ir::Matmul& mm, KernelPlan& kp) {
+  if (mm.batch.empty()) return;
+  std::string batch;
+  for (int64_t d : mm.batch) batch += (batch.empty() ? "" : ", ") + std::to_string(d);
+  kp.fold_batch = ir::fold_batch(mm).batch.empty();
+  kp.fold_reason = kp.fold_batch ? "batch [" + batch + "] folded into M: B is the same matrix for every batch position "
+                                   "and A's rows continue across them, so one product of " +
+                                       std::to_string(ir::fold_batch(mm).m) + " rows"
+                                 : "batch [" + batch + "] kept: B differs between batch positions, or A's rows do not "
+                                   "continue across them";
 }
 
 // An extern: a matrix product, or a convolution by the GEMM or by direct loops.
@@ -115,6 +131,7 @@ void plan_extern(const ir::Buffer& b, KernelPlan& kp) {
   } else {
     kp.form_reason = "a matrix product: the runtime's GEMM over whole buffers";
     kp.parallel_reason = "the GEMM divides its blocks among the threads itself";
+    plan_batch_fold(b.matmul, kp);
   }
   for (ir::BufferId r : ir::extern_operands(b)) add_unique(kp.params, r);
 }

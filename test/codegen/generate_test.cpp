@@ -275,6 +275,35 @@ TEST(Generate, PoolWindowsReduceFourVectorsInRegisters) {
   EXPECT_TRUE(contains(mp.source, "vacc0_0.storeu(buf1 + (750 * x0 + 75 * x1 + x2), n);")) << mp.source;
 }
 
+TEST(Generate, PoolWindowsOfNarrowRowsAreOneMaskedVector) {
+  // An Inception block's 3 x 3 stride-1 pool on 14 x 14: fewer columns than a vector, still in
+  // lanes (one masked vector per row), not a scalar loop over the window.
+  const Generated mp = generate_json(R"({"format": "stax-graph", "version": 1, "name": "mp",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 8, 14, 14]}],
+    "nodes": [{"name": "y", "op": "max_pool2d", "args": ["x"], "kernel_size": 3, "stride": 1, "padding": 1}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(mp.source, "constexpr int64_t x20_whole = 14 / (4 * W) * (4 * W);")) << mp.source;
+  EXPECT_TRUE(contains(mp.source, "vacc0_0.storeu(buf1 + (196 * x0 + 14 * x1 + x2), n);")) << mp.source;
+  EXPECT_FALSE(contains(mp.source, "float acc0 = -stax_rt::inf<float>();")) << mp.source;
+}
+
+TEST(Generate, BatchedProductsOfOneWeightAreOneProduct) {
+  // A linear on channels-last [1, 6, 5, 24]: B is the same for every batch position and A's rows
+  // continue across them, so one product of 30 rows (B packed once), the epilogue's rows split
+  // back into the batch position and the row.
+  const Generated g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "lin",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 6, 5, 24]}],
+    "constants": [{"name": "w", "dtype": "float32", "shape": [24, 20], "fill": 0.5}],
+    "nodes": [{"name": "m", "op": "matmul", "args": ["x", "w"]},
+              {"name": "y", "op": "relu", "args": ["m"]}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(g.source, "[5, 24] x [24, 20] per batch [1, 6], as one [30, 24] x [24, 20] product")) << g.source;
+  EXPECT_TRUE(contains(g.source, "const int64_t x2 = xr % 5, xb = xr / 5;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "stax_rt::matmul_packed_once<float>(x, 24, 1, w, 20, 1, packed, ")) << g.source;
+  EXPECT_TRUE(contains(g.source, ", 30, 20, 24, epilogue);")) << g.source;
+  EXPECT_FALSE(contains(g.source, "stax_rt::matmul_batched<float>(")) << g.source;
+}
+
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of

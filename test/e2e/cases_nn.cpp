@@ -70,6 +70,19 @@ void pool_cases(Table& t) {
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
   t.add("max_pool2d k [1, 5] s [1, 3] p [0, 2] wide", {input("x", "float32", "[1, 2, 3, 150]")},
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": [1, 5], "stride": [1, 3], "padding": [0, 2])")}, {"y"});
+  // Rows narrower than a vector (kWindowMinTrip to 15 columns): one masked vector per row, the
+  // pool of an Inception block on 14 x 14 and 7 x 7; stride 2 and float64 (two vectors of 8 under
+  // AVX-512, the second masked).
+  t.add("max_pool2d k3 s1 p1 ceil narrow 14 x 14", {input("x", "float32", "[1, 6, 14, 14]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1, "ceil_mode": true)")}, {"y"});
+  t.add("max_pool2d k3 s1 p1 narrow 7 x 7 then relu", {input("x", "float32", "[2, 5, 7, 7]")},
+        {node("p", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)"), node("y", "relu", R"(["p"])")}, {"y"});
+  t.add("avg_pool2d k3 s1 p1 exclude pad narrow 5 columns", {input("x", "float32", "[1, 3, 6, 5]")},
+        {node("y", "avg_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1, "count_include_pad": false)")}, {"y"});
+  t.add("max_pool2d k3 s2 p1 narrow 13 columns", {input("x", "float32", "[1, 4, 9, 26]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 1)")}, {"y"});
+  t.add("max_pool2d k3 s1 p1 float64 narrow 12 columns", {input("x", "float64", "[1, 3, 8, 12]")},
+        {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
   // Average pools of wide outputs: the window's sum in registers, then the division (a pointwise
   // group) on the same lanes before the store: padding counted or not, divisor_override,
   // ceil_mode, Inception's 3 x 3 stride-1 pool, float64.
@@ -206,6 +219,23 @@ void constant_weight_cases(Table& t) {
   t.add("three rows against a constant weight, float64, ragged panel", {input("x", "float64", "[3, 10]")},
         {node("y", "matmul", R"(["x", "w"])")}, {"y"}, {weight("w", "float64", "[10, 12]", 10 * 12)})
       .tolerance = constant_b_bound(f64, 10);
+  // Batch dims folded into M (ir::fold_batch): the epilogue's rows decompose into the batch
+  // position and the row; a broadcast addend reads them by its own dims.
+  t.add("linear on channels-last [2, 5, 7, 24], batch folded, gelu and broadcast add epilogue",
+        {input("x", "float32", "[2, 5, 7, 24]"), input("r", "float32", "[5, 1, 30]")},
+        {node("l", "linear", R"(["x", "w", "b"])"), node("g", "gelu", R"(["l"])"), node("y", "add", R"(["g", "r"])")},
+        {"y"}, {weight("w", "float32", "[30, 24]", 30 * 24), weight("b", "float32", "[30]", 30)})
+      .tolerance = constant_b_bound(f32, 24);
+  t.add("matmul of one row per batch position [3, 1, 1, 16] by a constant, batch folded",
+        {input("x", "float64", "[3, 1, 1, 16]")}, {node("y", "matmul", R"(["x", "w"])")}, {"y"},
+        {weight("w", "float64", "[16, 20]", 16 * 20)})
+      .tolerance = constant_b_bound(f64, 16);
+  t.add("matmul of a transposed batch by a constant: rows do not continue, batch kept",
+        {input("x", "float32", "[6, 4, 16]")},
+        {node("y", "matmul", R"([{"op": "transpose", "args": ["x"], "dim0": 0, "dim1": 1}, "w"])"),
+         node("z", "relu", R"(["y"])")},
+        {"z"}, {weight("w", "float32", "[16, 20]", 16 * 20)})
+      .tolerance = constant_b_bound(f32, 16);
   t.add("constant weight shared by two products", {input("x", "float32", "[6, 16]"), input("z", "float32", "[3, 16]")},
         {node("y", "matmul", R"(["x", "w"])"), node("u", "matmul", R"(["z", "w"])")}, {"y", "u"},
         {weight("w", "float32", "[16, 40]", 16 * 40)})

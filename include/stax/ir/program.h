@@ -159,6 +159,14 @@ struct Program {
   std::vector<std::string> buffer_names() const;
 };
 
+// The same product with its batch dims folded into M where that is one larger product: when B
+// is the same matrix for every batch position (batch stride 0 on each dim of more than one
+// position) and A's rows continue across the batch dims (each dim's stride the rows below it),
+// as a Linear on [batch, tokens, features] or on channels-last [n, h, w, c] is. Rows then run over
+// the batch positions in order (row r is batch position r / M, row r % M), which is the output's
+// dense order. Else the matmul unchanged. A product of one batch position folds too.
+Matmul fold_batch(const Matmul& mm);
+
 // The buffers an Extern reads (each whole), in operand order, without repeats.
 std::vector<BufferId> extern_operands(const Buffer& b);
 

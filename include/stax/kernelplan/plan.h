@@ -58,6 +58,10 @@ constexpr int64_t kColumnBlock = 1024;
 // across the window, rather than W columns of an L1 array updated once per position (3x faster
 // on ResNet's 3 x 3 stride-2 max pool: the array's update is a store-to-load chain per tap).
 constexpr int64_t kWindowMaxPositions = 64;
+// Such a window reduction over output rows of at least this many columns (and fewer than
+// kMinVectorTrip) is one masked vector per row rather than a scalar loop: the 14 x 14 and 7 x 7
+// rows of an Inception block's 3 x 3 stride-1 pool.
+constexpr int64_t kWindowMinTrip = 4;
 // How far ahead a column reduction prefetches the rows it reads: each row's piece is a short run
 // at a long stride, where the hardware prefetcher restarts on every page (8.5 -> 4.5-5 ms on the
 // 4096 x 4096 column sum, 2 threads).
@@ -196,6 +200,10 @@ struct KernelPlan {
   bool pack_once = false;  // B a constant packed at run time, once for the process (--isa native)
   std::string pack_isa;  // the set B is packed for (its record's name)
   std::string pack_reason;
+  // Extern matmul: its batch dims folded into M (ir::fold_batch), one product over every batch
+  // position rather than one per position; or why not (empty when the product has no batch dims).
+  bool fold_batch = false;
+  std::string fold_reason;
   bool conv_direct = false;        // extern conv: the runtime's direct loops, not its GEMM
   // True when some loop steps by W lanes (the kernel declares its vector type alias).
   bool vectorized() const;
