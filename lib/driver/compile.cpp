@@ -84,9 +84,11 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opts) {
   PassTimer* timer = opts.timer;
   if (!opts.name.empty()) codegen::check_model_name(opts.name);  // before any file is written
   // Lowering needs primitives only; the graph as given stays what the interpreter evaluates.
-  // Batch norms after a convolution or linear layer fold into its weights first.
-  const graph::Graph primitive =
-      timed(timer, "expand composites", [&] { return graph::expand_composites(lowering::fold_batch_norms(g)); });
+  // Batch norms after a convolution or linear layer fold into its weights first, and explicit
+  // pads before a pool into its padding.
+  const graph::Graph primitive = timed(timer, "expand composites", [&] {
+    return graph::expand_composites(lowering::fold_pads_into_pools(lowering::fold_batch_norms(g)));
+  });
   check_addressable(primitive);
   m.program = timed(timer, "lower", [&] { return lowering::lower(primitive); });
   spdlog::debug("lowered: {} buffers", m.program.buffers.size());

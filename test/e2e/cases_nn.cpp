@@ -83,6 +83,15 @@ void pool_cases(Table& t) {
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 2, "padding": 1)")}, {"y"});
   t.add("max_pool2d k3 s1 p1 float64 narrow 12 columns", {input("x", "float64", "[1, 3, 8, 12]")},
         {node("y", "max_pool2d", R"(["x"])", R"("kernel_size": 3, "stride": 1, "padding": 1)")}, {"y"});
+  // An explicit pad before a pool becomes the pool's padding (fold_pads_into_pools): the
+  // branch pool of Inception-v3 as PyTorch exports it, and a maximum over -inf pads; a pad
+  // another node also reads stays for it.
+  t.add("avg_pool2d of an explicit zero pad", {input("x", "float32", "[1, 5, 14, 20]")},
+        {node("p", "pad", R"(["x"])", R"("pad": [1, 1, 1, 1])"),
+         node("y", "avg_pool2d", R"(["p"])", R"("kernel_size": 3, "stride": 1)")}, {"y"});
+  t.add("max_pool2d of an explicit -inf pad, the pad also an output", {input("x", "float32", "[2, 3, 9, 20]")},
+        {node("p", "pad", R"(["x"])", R"("pad": [1, 1, 1, 1], "value": "-inf")"),
+         node("y", "max_pool2d", R"(["p"])", R"("kernel_size": 3, "stride": 1)")}, {"y", "p"});
   // Average pools of wide outputs: the window's sum in registers, then the division (a pointwise
   // group) on the same lanes before the store: padding counted or not, divisor_override,
   // ceil_mode, Inception's 3 x 3 stride-1 pool, float64.

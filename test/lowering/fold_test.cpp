@@ -133,5 +133,59 @@ TEST(FoldBatchNorms, LeavesWhatCannotFold) {
   }
 }
 
+// fold_pads_into_pools: each pool of `nodes` over x [1, 2, 5, 20] (float64).
+struct PadFold {
+  graph::Graph g, f;
+  std::vector<std::string> log;
+};
+PadFold pad_fold(const std::string& nodes, const std::string& outputs) {
+  PadFold r;
+  r.g = parse(R"([{"name": "x", "dtype": "float64", "shape": [1, 2, 5, 20]}])", nodes, outputs, "[]");
+  r.f = fold_pads_into_pools(r.g, &r.log);
+  return r;
+}
+
+TEST(FoldPadsIntoPools, ZeroPadsIntoAnAverageAndMinusInfIntoAMaximum) {
+  const PadFold r = pad_fold(R"([{"name": "p", "op": "pad", "args": ["x"], "pad": [1, 1, 1, 1]},
+                                 {"name": "a", "op": "avg_pool2d", "args": ["p"], "kernel_size": 3, "stride": 1},
+                                 {"name": "q", "op": "pad", "args": ["x"], "pad": [2, 2], "value": "-inf"},
+                                 {"name": "m", "op": "max_pool2d", "args": ["q"], "kernel_size": [3, 5], "stride": 1},
+                                 {"name": "d", "op": "avg_pool2d", "args": ["p"], "kernel_size": 2, "stride": 1, "divisor_override": 3}])",
+                             R"(["a", "m", "d"])");
+  EXPECT_EQ(r.log, (std::vector<std::string>{"folded pad p into avg_pool2d a", "folded pad q into max_pool2d m",
+                                             "folded pad p into avg_pool2d d"}));
+  const graph::Value& a = r.f[r.f.find("a")];
+  EXPECT_EQ(a.args[0].value, r.f.find("x"));
+  EXPECT_EQ(a.attrs.pad_begin, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(a.attrs.pad_end, (std::vector<int64_t>{1, 1}));
+  EXPECT_TRUE(a.attrs.count_include_pad);
+  const graph::Value& m = r.f[r.f.find("m")];
+  EXPECT_EQ(m.args[0].value, r.f.find("x"));
+  EXPECT_EQ(m.attrs.pad_begin, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(m.attrs.pad_end, (std::vector<int64_t>{0, 2}));
+  expect_same_results(r.g, r.f);
+}
+
+TEST(FoldPadsIntoPools, LeavesWhatIsNotThePoolsOwnPadding) {
+  const PadFold r = pad_fold(R"([{"name": "u", "op": "pad", "args": ["x"], "pad": [1, 0, 1, 1]},
+                                 {"name": "a1", "op": "avg_pool2d", "args": ["u"], "kernel_size": 3},
+                                 {"name": "c", "op": "pad", "args": ["x"], "pad": [1, 1, 1, 1, 1, 1]},
+                                 {"name": "a2", "op": "avg_pool2d", "args": ["c"], "kernel_size": 3},
+                                 {"name": "o", "op": "pad", "args": ["x"], "pad": [1, 1, 1, 1], "value": 1},
+                                 {"name": "a3", "op": "avg_pool2d", "args": ["o"], "kernel_size": 3},
+                                 {"name": "z", "op": "pad", "args": ["x"], "pad": [1, 1, 1, 1]},
+                                 {"name": "m1", "op": "max_pool2d", "args": ["z"], "kernel_size": 3},
+                                 {"name": "w", "op": "pad", "args": ["x"], "pad": [2, 2, 2, 2]},
+                                 {"name": "a4", "op": "avg_pool2d", "args": ["w"], "kernel_size": 3},
+                                 {"name": "a5", "op": "avg_pool2d", "args": ["z"], "kernel_size": 3, "ceil_mode": true, "stride": 2},
+                                 {"name": "a6", "op": "avg_pool2d", "args": ["z"], "kernel_size": 3, "padding": 1},
+                                 {"name": "a7", "op": "avg_pool2d", "args": ["z"], "kernel_size": 3, "stride": 2}])",
+                             R"(["a1", "a2", "a3", "m1", "a4", "a5", "a6", "a7"])");
+  EXPECT_TRUE(r.log.empty()) << r.log.front();
+  for (const char* pool : {"a1", "a2", "a3", "m1", "a4", "a5", "a6", "a7"})
+    EXPECT_EQ(r.g[r.g.find(pool)].args[0].value, r.f[r.f.find(pool)].args[0].value) << pool;
+  expect_same_results(r.g, r.f);
+}
+
 }  // namespace
 }  // namespace stax::lowering

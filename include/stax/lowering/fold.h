@@ -24,4 +24,15 @@ namespace stax::lowering {
 // `folded`, when given, receives one line per fold: "folded batch_norm BN into conv2d C".
 graph::Graph fold_batch_norms(const graph::Graph& g, std::vector<std::string>* folded = nullptr);
 
+// fold_pads_into_pools: a max_pool2d or avg_pool2d without padding or ceil_mode of its own that
+// reads a `pad` of its input's last two dims only, the same amount on both sides of each and at
+// most half the window's extent (PyTorch's limit), of -inf for the maximum or 0 for the average,
+// with output rows of at least 16 positions (narrower ones measured faster over the copy),
+// reads the pad's input instead with that padding (an average counting the padding,
+// count_include_pad: each window lay whole inside the zeros before). The same windows over the
+// same values, without the padded copy: PyTorch exports avg_pool2d(x, 3, 1, 1), Inception-v3's
+// branch pool, as a Pad and an AveragePool. The pad stays in the graph for any other reader
+// (lowering drops it when none is left). `folded`: "folded pad P into avg_pool2d A".
+graph::Graph fold_pads_into_pools(const graph::Graph& g, std::vector<std::string>* folded = nullptr);
+
 }  // namespace stax::lowering
