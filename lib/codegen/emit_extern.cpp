@@ -244,9 +244,9 @@ void emit_epilogue(KernelEmitter& e, const std::vector<std::string>& names, Code
   loops.line("// " + shape_comment(mm, plan) + "; the epilogue computes " +
              e.name(e.k.nodes.back().buffer) + " on each tile of the product, in place (" + plan.epilogue_reason + ")");
   std::string head = "const auto epilogue = [&](";
-  if (batch > 0 && !plan.fold_batch) head += "int64_t xb, ";
+  if (batch > 0 && !plan.fold_batch) head += "int64_t xb, ";  // (plan.fold_batch: batch > 0)
   loops.open(head + "int64_t i0, int64_t i1, int64_t j0, int64_t j1, " + T + "*, int64_t)");
-  if (plan.fold_batch && batch > 0) {  // row r: batch position r / M, row r % M
+  if (plan.fold_batch) {  // row xr: batch position xr / M, row xr % M
     loops.open("for (int64_t xr = i0; xr < i1; ++xr)");
     loops.line("const int64_t " + xi + " = xr % " + std::to_string(mm.m) + ", xb = xr / " + std::to_string(mm.m) + ";");
     loops.line("(void)" + xi + ", (void)xb;");

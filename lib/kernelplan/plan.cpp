@@ -104,10 +104,11 @@ void plan_batch_fold(const ir::Matmul& mm, KernelPlan& kp) {
   if (mm.batch.empty()) return;
   std::string batch;
   for (int64_t d : mm.batch) batch += (batch.empty() ? "" : ", ") + std::to_string(d);
-  kp.fold_batch = ir::fold_batch(mm).batch.empty();
+  const ir::Matmul folded = ir::fold_batch(mm);
+  kp.fold_batch = folded.batch.empty();
   kp.fold_reason = kp.fold_batch ? "batch [" + batch + "] folded into M: B is the same matrix for every batch position "
                                    "and A's rows continue across them, so one product of " +
-                                       std::to_string(ir::fold_batch(mm).m) + " rows"
+                                       std::to_string(folded.m) + " rows"
                                  : "batch [" + batch + "] kept: B differs between batch positions, or A's rows do not "
                                    "continue across them";
 }
