@@ -4,7 +4,9 @@
 // Columns go in blocks of kColumnBlock: one accumulator per column in an array that stays in L1,
 // each row's piece of the block read contiguously and added W columns at a time (rows stream
 // through in order; no strided reads). Blocks are the parallel loop when the columns are the
-// only outer loop. A reduction over a small window (a pool) takes emit_window.cpp's loops.
+// only outer loop. A pointwise group after the reduction (a mean's division) runs on each
+// column's result as the block is finished. A reduction over a small window (a pool) takes
+// emit_window.cpp's loops.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -70,11 +72,9 @@ struct Columns {
         w, v, begin, end, [&](CodeWriter& vw) { vector_update(vw, col); }, [&](CodeWriter& sw) { scalar_update(sw, col); });
     close_loops(w, group.reduce.size());
     w.open("for (int64_t " + v + " = " + begin + "; " + v + " < " + end + "; ++" + v + ")");
-    for (std::size_t j = 0; j < group.nodes.size(); ++j) {
-      const scheduler::KernelNode& node = e.node(group.nodes[j]);
-      w.line(e.name(node.buffer) + "[" + e.store_index(node) + "] = " + fill(rename_acc(accs[j].result, acc(j)), "", "", col) +
-             ";");
-    }
+    for (std::size_t j = 0; j < group.nodes.size(); ++j)
+      e.store_value(w, e.node(group.nodes[j]), fill(rename_acc(accs[j].result, acc(j)), "", "", col));
+    if (e.k.loop_groups.size() == 2) e.pointwise_nodes(e.k.loop_groups[1].nodes, w, nullptr);
     w.close();
   }
 

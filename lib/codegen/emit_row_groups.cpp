@@ -13,6 +13,36 @@ namespace stax::codegen {
 
 namespace {
 
+// The vector loop of a reduction in gp.chains independent chains (kernelplan::kChains): whole
+// groups of that many vectors, vector c of each updating chain c, then the rest one vector at a
+// time into chain 0 and one element at a time; the chains then combined into chain 0.
+void chained_updates(KernelEmitter& e, CodeWriter& w, const kernelplan::GroupPlan& gp, const GroupAccumulators& ga) {
+  const std::string r = ir::var_name(gp.var), rc = r + "c", trip = std::to_string(gp.trip);
+  const std::string step = std::to_string(gp.chains) + " * W";
+  std::vector<GroupAccumulators> chains(static_cast<std::size_t>(gp.chains), ga);
+  for (std::size_t c = 1; c < chains.size(); ++c)
+    for (std::size_t j = 0; j < ga.names.size(); ++j) {
+      chains[c].names[j] = ga.names[j] + "_" + std::to_string(c);
+      w.line(ga.vaccs[j].type + " v" + chains[c].names[j] + "(" + ga.vaccs[j].init + ");");
+    }
+  const std::string whole = r + "_whole";
+  w.line("constexpr int64_t " + whole + " = " + trip + " / (" + step + ") * (" + step + ");  // in whole groups of " +
+         std::to_string(gp.chains) + " vectors");
+  w.open("for (int64_t " + rc + " = 0; " + rc + " < " + whole + "; " + rc + " += " + step + ")");
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    w.open("");
+    w.line("const int64_t " + r + " = " + rc + (c == 0 ? "" : c == 1 ? " + W" : " + " + std::to_string(c) + " * W") + ";");
+    e.vector_updates(w, chains[c]);
+    w.close();
+  }
+  w.close();
+  e.strip_mined(
+      w, r, whole, trip, [&](CodeWriter& vw) { e.vector_updates(vw, ga); }, [&](CodeWriter& sw) { e.scalar_updates(sw, ga); });
+  for (std::size_t c = 1; c < chains.size(); ++c)
+    for (std::size_t j = 0; j < ga.names.size(); ++j)
+      w.line(fill(rename_acc(ga.vaccs[j].update, "v" + ga.names[j]), "v" + chains[c].names[j]));
+}
+
 // A reduction group at one point of the outer loops: its inner loops, the accumulators, the
 // innermost reduction loop in vector form when planned so, the results stored or kept.
 void reduction_group(KernelEmitter& e, CodeWriter& w, const kernelplan::GroupPlan& gp) {
@@ -21,7 +51,9 @@ void reduction_group(KernelEmitter& e, CodeWriter& w, const kernelplan::GroupPla
   const GroupAccumulators ga = e.declare_accumulators(w, gp);
   const std::size_t plain = gp.vector ? g.reduce.size() - 1 : g.reduce.size();
   for (std::size_t i = 0; i < plain; ++i) w.open(loop_head("r" + std::to_string(i), g.reduce[i]));
-  if (gp.vector)
+  if (gp.vector && gp.chains > 1)
+    chained_updates(e, w, gp, ga);
+  else if (gp.vector)
     e.strip_mined(
         w, ir::var_name(gp.var), "0", std::to_string(gp.trip), [&](CodeWriter& vw) { e.vector_updates(vw, ga); },
         [&](CodeWriter& sw) { e.scalar_updates(sw, ga); });

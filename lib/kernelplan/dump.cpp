@@ -58,6 +58,7 @@ Json group_json(const GroupPlan& g, const scheduler::Kernel& k, const ir::Progra
     j["trip"] = g.trip;
   }
   j["vector"] = g.vector;
+  if (g.chains > 1) j["chains"] = g.chains;
   if (g.absorbs_next) j["absorbs_next"] = true;
   if (g.stream) j["stream"] = stream_json(*g.stream, k, p, "");
   if (!g.prefetches.empty()) j["next_row_prefetches"] = prefetches_json(g.prefetches, p);

@@ -86,6 +86,21 @@ std::vector<Prefetch> next_row_prefetches(const KernelContext& c, Var var, const
   return out;
 }
 
+// Whether a reduction's result is the same in any order of its elements: max and min (of the
+// NaNs met, which one is returned may change), any, all, and integer sums and products, which
+// wrap.
+bool exact_in_any_order(const ir::Buffer& b) {
+  switch (b.reduce_op) {
+    case ir::ReduceOp::Max:
+    case ir::ReduceOp::Min:
+    case ir::ReduceOp::Any:
+    case ir::ReduceOp::All: return true;
+    case ir::ReduceOp::Sum:
+    case ir::ReduceOp::Prod: return !is_floating(b.dtype);
+    default: return false;
+  }
+}
+
 GroupPlan plan_reduction_group(const KernelContext& c, int gi) {
   const LoopGroup& g = c.k.loop_groups[static_cast<std::size_t>(gi)];
   GroupPlan gp;
@@ -103,6 +118,11 @@ GroupPlan plan_reduction_group(const KernelContext& c, int gi) {
   gp.reason = gp.vector ? "W lane accumulators per node along " + ir::var_name(gp.var) + ", combined after the loop (Proposition 8.1)"
               : !why.empty() ? "scalar: " + why
                              : "scalar: a reduction without a vector accumulator";
+  const bool any_order = std::all_of(g.nodes.begin(), g.nodes.end(), [&](int idx) { return exact_in_any_order(c.buffer_of(idx)); });
+  if (gp.vector && gp.trip >= kChainMinTrip && any_order) {
+    gp.chains = kChains;
+    gp.reason += ", in " + std::to_string(kChains) + " independent chains (exact in any order; one chain waits on each step)";
+  }
   return gp;
 }
 

@@ -304,6 +304,22 @@ TEST(Generate, BatchedProductsOfOneWeightAreOneProduct) {
   EXPECT_FALSE(contains(g.source, "stax_rt::matmul_batched<float>(")) << g.source;
 }
 
+TEST(Generate, ColumnMeansDivideEachColumnsSumAsItsBlockIsFinished) {
+  // mean over the middle dim of [4, 300, 40]: 300 rows are more than a window, so one accumulator
+  // per column in an L1 array, read row by row across the contiguous columns, and the mean's
+  // division on each column's sum once the block is done (no scalar loop down the columns).
+  const Generated g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cm",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [4, 300, 40]}],
+    "nodes": [{"name": "m", "op": "mean", "args": ["x"], "dim": 1}],
+    "outputs": ["m"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(g.source, "t0 = t0 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(x + (12000 * x0 + x1 + 40 * r0)), "
+                                 "stax_rt::VecTag<double>());\n")) << g.source;
+  EXPECT_TRUE(contains(g.source, "      for (int64_t x1 = b0 * 1024; x1 < e0; ++x1) {\n"
+                                 "        const float buf1 = static_cast<float>(vacc0[x1 - b0 * 1024]);\n"
+                                 "        buf2[40 * x0 + x1] = buf1 / 300.0f;\n")) << g.source;
+  EXPECT_FALSE(contains(g.source, "double acc0 = 0.0;")) << g.source;
+}
+
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of
@@ -381,10 +397,25 @@ TEST(Generate, RowKernelsSumInTheLoopThatComputesAndPrefetchTheNextRow) {
   EXPECT_TRUE(contains(big, "      buf2[x1] = stax_rt::exp(x[1024 * x0 + x1] - buf1);\n"
                             "      const int64_t r0 = x1;\n"
                             "      acc2 += static_cast<double>(buf2[r0]);\n"));
-  std::size_t reduction_loops = 0;  // the max's vector loop and remainder alone
+  // The max alone has loops of its own: four chains of vectors (exact in any order; one chain
+  // waits on each step), then its vector and scalar remainders, the chains combined after them.
+  std::size_t reduction_loops = 0;
   for (std::size_t at = big.find("for (int64_t r0"); at != std::string::npos; at = big.find("for (int64_t r0", at + 1))
     ++reduction_loops;
-  EXPECT_EQ(reduction_loops, 2u);
+  EXPECT_EQ(reduction_loops, 3u);
+  EXPECT_TRUE(contains(big, "    constexpr int64_t r0_whole = 1024 / (4 * W) * (4 * W);  // in whole groups of 4 vectors\n"
+                            "    for (int64_t r0c = 0; r0c < r0_whole; r0c += 4 * W) {\n"
+                            "      {\n"
+                            "        const int64_t r0 = r0c;\n"
+                            "        vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(x + (1024 * x0 + r0)));\n"
+                            "      }\n")) << big;
+  EXPECT_TRUE(contains(big, "        const int64_t r0 = r0c + 3 * W;\n"
+                            "        vacc0_3 = stax_rt::maximum(vacc0_3, stax_rt::Vec<float, ISA>::loadu(x + (1024 * x0 + r0)));\n")) << big;
+  EXPECT_TRUE(contains(big, "    vacc0 = stax_rt::maximum(vacc0, vacc0_1);\n"
+                            "    vacc0 = stax_rt::maximum(vacc0, vacc0_2);\n"
+                            "    vacc0 = stax_rt::maximum(vacc0, vacc0_3);\n")) << big;
+  // The sum of floats keeps one chain: its order is its bits.
+  EXPECT_FALSE(contains(big, "vacc2_1")) << big;
   // 256 KiB of rows stay in the cache: nothing to fetch.
   EXPECT_FALSE(contains(with_rows("64"), "__builtin_prefetch"));
   // Without transcendentals the last loop asks for the next row: a layer norm's normalization,

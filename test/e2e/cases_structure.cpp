@@ -46,6 +46,29 @@ std::vector<Case> reduction_cases() {
   t.add("window column prod int32", {input("x", "int32", "[9, 3, 50]")}, {R"({"name": "y", "op": "prod", "args": ["x"], "dim": 0})"}, {"y"});
   t.add("window column any and all", {input("x", "bool", "[5, 2, 70]")},
         {R"({"name": "a", "op": "any", "args": ["x"], "dim": 0})", R"({"name": "b", "op": "all", "args": ["x"], "dim": 0})"}, {"a", "b"});
+  // Row reductions exact in any order over 64 elements or more, in four chains of vectors: whole
+  // groups of four vectors, a vector remainder (AVX2, NEON) and a scalar one; two results in one
+  // group; NaNs in some rows; float64; wrapping int64 sums and products; any and all.
+  t.add("row amax and amin in chains", {input("x", "float32", "[6, 1037]")},
+        {R"({"name": "a", "op": "amax", "args": ["x"], "dim": -1})", R"({"name": "b", "op": "amin", "args": ["x"], "dim": -1})"}, {"a", "b"});
+  t.add("row amax and amin with NaNs in chains", {input("x", "float32", "[16, 70]")},
+        {R"({"name": "s", "op": "sqrt", "args": [{"op": "sub", "args": [2.3, "x"]}]})",
+         R"({"name": "a", "op": "amax", "args": ["s"], "dim": -1})", R"({"name": "b", "op": "amin", "args": ["s"], "dim": 1})"}, {"a", "b"});
+  t.add("row amax float64 in chains", {input("x", "float64", "[4, 150]")}, {R"({"name": "y", "op": "amax", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("row amin int32 in chains", {input("x", "int32", "[3, 200]")}, {R"({"name": "y", "op": "amin", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("row sum and prod int64 in chains", {input("x", "int64", "[5, 131]")},
+        {R"({"name": "a", "op": "sum", "args": ["x"], "dim": 1})", R"({"name": "b", "op": "prod", "args": ["x"], "dim": 1})"}, {"a", "b"})
+      .nonzero_ints = true;
+  t.add("row any and all in chains", {input("x", "float32", "[6, 100]")},
+        {R"({"name": "a", "op": "any", "args": [{"op": "gt", "args": ["x", 2.0]}], "dim": 1})",
+         R"({"name": "b", "op": "all", "args": [{"op": "gt", "args": ["x", -2.0]}], "dim": 1})"}, {"a", "b"});
+  // Over more rows than a window, with a pointwise group after each column's result: a mean
+  // over the middle dim (the division per column once its block is done, columns past a
+  // block of 1024 and a remainder), in float32 and float64, and a sum then scaled and clamped.
+  t.add("column mean over the middle dim", {input("x", "float32", "[3, 70, 1037]")}, {R"({"name": "y", "op": "mean", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("column mean float64 keepdim", {input("x", "float64", "[2, 90, 19]")}, {R"({"name": "y", "op": "mean", "args": ["x"], "dim": 1, "keepdim": true})"}, {"y"});
+  t.add("column sum then pointwise", {input("x", "float32", "[4, 100, 33]")},
+        {R"({"name": "s", "op": "sum", "args": ["x"], "dim": 1})", R"({"name": "y", "op": "clamp", "args": [{"op": "mul", "args": ["s", 0.25]}], "min": -2.0, "max": 2.0})"}, {"y"});
   t.add("window column amax of whole vectors", {input("x", "float32", "[3, 2, 128]")}, {R"({"name": "y", "op": "amax", "args": ["x"], "dim": 0})"}, {"y"});
   // z = OP(x, y^T) with x [rows, cols] and y [cols, rows] of one dtype.
   auto transposed_operand = [&](const std::string& title, const std::string& op, const std::string& dtype,

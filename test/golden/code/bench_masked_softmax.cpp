@@ -3292,13 +3292,42 @@ void kernel_op0_to_op3(const float* scores, const bool* mask, float* buf5) {
       alignas(64) float buf3[1024];
       float acc0 = -stax_rt::inf<float>();
       stax_rt::Vec<float, ISA> vacc0(-stax_rt::inf<float>());
-      for (int64_t r0 = 0; r0 < 1024 / W * W; r0 += W) {
-        const stax_rt::Vec<float, ISA> t0 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
-        vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t0);
+      stax_rt::Vec<float, ISA> vacc0_1(-stax_rt::inf<float>());
+      stax_rt::Vec<float, ISA> vacc0_2(-stax_rt::inf<float>());
+      stax_rt::Vec<float, ISA> vacc0_3(-stax_rt::inf<float>());
+      constexpr int64_t r0_whole = 1024 / (4 * W) * (4 * W);  // in whole groups of 4 vectors
+      for (int64_t r0c = 0; r0c < r0_whole; r0c += 4 * W) {
+        {
+          const int64_t r0 = r0c;
+          const stax_rt::Vec<float, ISA> t0 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+          vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t0);
+        }
+        {
+          const int64_t r0 = r0c + W;
+          const stax_rt::Vec<float, ISA> t1 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+          vacc0_1 = stax_rt::maximum(vacc0_1, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t1);
+        }
+        {
+          const int64_t r0 = r0c + 2 * W;
+          const stax_rt::Vec<float, ISA> t2 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+          vacc0_2 = stax_rt::maximum(vacc0_2, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t2);
+        }
+        {
+          const int64_t r0 = r0c + 3 * W;
+          const stax_rt::Vec<float, ISA> t3 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+          vacc0_3 = stax_rt::maximum(vacc0_3, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t3);
+        }
       }
-      for (int64_t r0 = 1024 / W * W; r0 < 1024; ++r0) {
+      for (int64_t r0 = r0_whole; r0 < r0_whole + (1024 - r0_whole) / W * W; r0 += W) {
+        const stax_rt::Vec<float, ISA> t4 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + r0)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+        vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + r0)) + t4);
+      }
+      for (int64_t r0 = r0_whole + (1024 - r0_whole) / W * W; r0 < 1024; ++r0) {
         acc0 = stax_rt::maximum<float>(acc0, scores[1048576 * x0 + 1024 * x1 + r0] + (mask[1024 * x1 + r0] ? 0.0f : -stax_rt::inf<float>()));
       }
+      vacc0 = stax_rt::maximum(vacc0, vacc0_1);
+      vacc0 = stax_rt::maximum(vacc0, vacc0_2);
+      vacc0 = stax_rt::maximum(vacc0, vacc0_3);
       acc0 = stax_rt::maximum<float>(acc0, stax_rt::reduce_max(vacc0));
       const float buf2 = acc0;
       double acc2 = 0.0;
@@ -3306,14 +3335,14 @@ void kernel_op0_to_op3(const float* scores, const bool* mask, float* buf5) {
       const int64_t next = x1 + 1 < 1024 ? 1 : 0;  // the row prefetched
       for (int64_t x2 = 0; x2 < 1024 / W * W; x2 += W) {
         __builtin_prefetch(scores + (1048576 * x0 + 1024 * x1 + x2) + next * 1024, 0, 2);
-        const stax_rt::Vec<float, ISA> t1 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + x2)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
-        stax_rt::exp((stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + x2)) + t1) - stax_rt::Vec<float, ISA>(buf2)).storeu(buf3 + (x2));
+        const stax_rt::Vec<float, ISA> t5 = stax_rt::where(stax_rt::Mask<ISA>::loadu(mask + (1024 * x1 + x2)), stax_rt::Vec<float, ISA>(0.0f), stax_rt::Vec<float, ISA>(-stax_rt::inf<float>()));
+        stax_rt::exp((stax_rt::Vec<float, ISA>::loadu(scores + (1048576 * x0 + 1024 * x1 + x2)) + t5) - stax_rt::Vec<float, ISA>(buf2)).storeu(buf3 + (x2));
         const int64_t r0 = x2;
         vacc2 = vacc2 + stax_rt::convert(stax_rt::Vec<float, ISA>::loadu(buf3 + (r0)), stax_rt::VecTag<double>());
       }
       for (int64_t x2 = 1024 / W * W; x2 < 1024; ++x2) {
-        const float t2 = (scores[1048576 * x0 + 1024 * x1 + x2] + (mask[1024 * x1 + x2] ? 0.0f : -stax_rt::inf<float>())) - buf2;
-        buf3[x2] = stax_rt::exp(t2);
+        const float t6 = (scores[1048576 * x0 + 1024 * x1 + x2] + (mask[1024 * x1 + x2] ? 0.0f : -stax_rt::inf<float>())) - buf2;
+        buf3[x2] = stax_rt::exp(t6);
         const int64_t r0 = x2;
         acc2 += static_cast<double>(buf3[r0]);
       }

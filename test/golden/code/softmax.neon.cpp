@@ -3293,12 +3293,37 @@ void kernel_op0_to_op3(const float* x, float* buf4) {
     alignas(64) float buf2[128];
     float acc0 = -stax_rt::inf<float>();
     stax_rt::Vec<float, ISA> vacc0(-stax_rt::inf<float>());
-    for (int64_t r0 = 0; r0 < 128 / W * W; r0 += W) {
+    stax_rt::Vec<float, ISA> vacc0_1(-stax_rt::inf<float>());
+    stax_rt::Vec<float, ISA> vacc0_2(-stax_rt::inf<float>());
+    stax_rt::Vec<float, ISA> vacc0_3(-stax_rt::inf<float>());
+    constexpr int64_t r0_whole = 128 / (4 * W) * (4 * W);  // in whole groups of 4 vectors
+    for (int64_t r0c = 0; r0c < r0_whole; r0c += 4 * W) {
+      {
+        const int64_t r0 = r0c;
+        vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)));
+      }
+      {
+        const int64_t r0 = r0c + W;
+        vacc0_1 = stax_rt::maximum(vacc0_1, stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)));
+      }
+      {
+        const int64_t r0 = r0c + 2 * W;
+        vacc0_2 = stax_rt::maximum(vacc0_2, stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)));
+      }
+      {
+        const int64_t r0 = r0c + 3 * W;
+        vacc0_3 = stax_rt::maximum(vacc0_3, stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)));
+      }
+    }
+    for (int64_t r0 = r0_whole; r0 < r0_whole + (128 - r0_whole) / W * W; r0 += W) {
       vacc0 = stax_rt::maximum(vacc0, stax_rt::Vec<float, ISA>::loadu(x + (128 * x0 + r0)));
     }
-    for (int64_t r0 = 128 / W * W; r0 < 128; ++r0) {
+    for (int64_t r0 = r0_whole + (128 - r0_whole) / W * W; r0 < 128; ++r0) {
       acc0 = stax_rt::maximum<float>(acc0, x[128 * x0 + r0]);
     }
+    vacc0 = stax_rt::maximum(vacc0, vacc0_1);
+    vacc0 = stax_rt::maximum(vacc0, vacc0_2);
+    vacc0 = stax_rt::maximum(vacc0, vacc0_3);
     acc0 = stax_rt::maximum<float>(acc0, stax_rt::reduce_max(vacc0));
     const float buf1 = acc0;
     double acc2 = 0.0;
