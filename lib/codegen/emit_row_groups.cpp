@@ -97,11 +97,9 @@ void vector_group(KernelEmitter& e, CodeWriter& w, const kernelplan::GroupPlan& 
   if (ga) e.finish_accumulators(w, *ga);
 }
 
-}  // namespace
-
-void emit_row_groups(KernelEmitter& e, CodeWriter& loops) {
+// The outer loops, the row-local arrays, each loop group in turn.
+void row_group_loops(KernelEmitter& e, CodeWriter& loops) {
   const std::size_t depth = e.depth();
-  if (e.parallel_depth() > 0) loops.raw(e.parallel_pragma(e.parallel_depth()));
   for (std::size_t i = 0; i < depth; ++i) loops.open(loop_head("x" + std::to_string(i), e.k.outer[i]));
   for (const scheduler::KernelNode& n : e.k.nodes)
     if (e.in_row(n.buffer))
@@ -122,6 +120,12 @@ void emit_row_groups(KernelEmitter& e, CodeWriter& loops) {
     close_loops(loops, plain);
   }
   close_loops(loops, depth);
+}
+
+}  // namespace
+
+void emit_row_groups(KernelEmitter& e, CodeWriter& loops) {
+  e.parallel_loops(loops, e.parallel_depth(), [&](CodeWriter& w) { row_group_loops(e, w); });
 }
 
 }  // namespace stax::codegen

@@ -20,21 +20,23 @@ void emit_vector_rows(KernelEmitter& e, CodeWriter& loops) {
   };
   if (plan.blocked) {
     const std::string B = std::to_string(kernelplan::kBlock);
-    loops.raw(e.parallel_pragma(1));
-    loops.open(loop_head("b0", (n + kernelplan::kBlock - 1) / kernelplan::kBlock));
-    loops.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
-               " : " + std::to_string(n) + ";");
-    vector_loop(loops, "b0 * " + B, "e0");
-    loops.close();
+    e.parallel_loops(loops, 1, [&](CodeWriter& w) {
+      w.open(loop_head("b0", (n + kernelplan::kBlock - 1) / kernelplan::kBlock));
+      w.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
+             " : " + std::to_string(n) + ";");
+      vector_loop(w, "b0 * " + B, "e0");
+      w.close();
+    });
     return;
   }
   // The outer loops but the last shared among the threads (one block or fewer of a single
   // pointwise loop: serial, its work is below two threads' chunks).
   const std::size_t shared = std::min(e.parallel_depth(), depth - 1);
-  if (shared > 0) loops.raw(e.parallel_pragma(shared));
-  for (std::size_t i = 0; i + 1 < depth; ++i) loops.open(loop_head("x" + std::to_string(i), e.k.outer[i]));
-  vector_loop(loops, "0", std::to_string(n));
-  close_loops(loops, depth - 1);
+  e.parallel_loops(loops, shared, [&](CodeWriter& w) {
+    for (std::size_t i = 0; i + 1 < depth; ++i) w.open(loop_head("x" + std::to_string(i), e.k.outer[i]));
+    vector_loop(w, "0", std::to_string(n));
+    close_loops(w, depth - 1);
+  });
 }
 
 }  // namespace stax::codegen

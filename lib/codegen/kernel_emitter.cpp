@@ -50,16 +50,49 @@ std::size_t KernelEmitter::parallel_depth() const {
   return plan.parallel == kernelplan::Parallel::Serial ? 0 : plan.parallel_depth;
 }
 
+namespace {
+
+std::string for_clauses(std::size_t collapse, bool fallible) {
+  std::string clauses;
+  if (collapse > 1) clauses += " collapse(" + std::to_string(collapse) + ")";
+  clauses += " schedule(static)";
+  if (fallible) clauses += " reduction(|:err)";
+  return clauses;
+}
+
+}  // namespace
+
 std::string KernelEmitter::parallel_pragma(std::size_t collapse) const {
   const bool shared = plan.parallel == kernelplan::Parallel::Shared;
-  std::string pragma = shared ? "#pragma omp for" : "#pragma omp parallel for";
-  if (collapse > 1) pragma += " collapse(" + std::to_string(collapse) + ")";
-  pragma += " schedule(static)";
-  if (plan.fallible) pragma += " reduction(|:err)";
+  std::string pragma = std::string(shared ? "#pragma omp for" : "#pragma omp parallel for") + for_clauses(collapse, plan.fallible);
   if (plan.parallel == kernelplan::Parallel::Standalone)
     pragma += " if (" + std::to_string(plan.work) + " >= " + std::to_string(kernelplan::kMinChunk) +
               " * static_cast<int64_t>(omp_get_max_threads()))";
   return pragma;
+}
+
+void KernelEmitter::parallel_loops(CodeWriter& w, std::size_t collapse, const std::function<void(CodeWriter&)>& loops) {
+  const bool streams = plan.stream || std::any_of(plan.groups.begin(), plan.groups.end(),
+                                                  [](const kernelplan::GroupPlan& g) { return g.stream.has_value(); });
+  // A standalone region is a fallible kernel's (its error flag reduced at the loop's end) or a
+  // single block's, far below a streamed size: those keep a fence after each streamed loop.
+  if (!streams || plan.parallel == kernelplan::Parallel::Standalone) {
+    if (collapse > 0) w.raw(parallel_pragma(collapse));
+    loops(w);
+    return;
+  }
+  const char* fence = "stax_rt::stream_fence();  // once per thread, after all its streamed stores";
+  fence_hoisted_ = true;
+  if (collapse == 0 || plan.parallel == kernelplan::Parallel::Serial) {
+    loops(w);
+    w.line(fence);
+  } else {
+    w.raw("#pragma omp for" + for_clauses(collapse, plan.fallible) + " nowait");
+    loops(w);
+    w.line(fence);
+    w.raw("#pragma omp barrier");
+  }
+  fence_hoisted_ = false;
 }
 
 // The index of an access of node n to a row-local buffer: its part inside the slab.
@@ -166,7 +199,7 @@ void KernelEmitter::streamed_loop(CodeWriter& w, const kernelplan::Stream& st, c
   streaming_ = true;
   strip_mined(w, vname, "s0", end, vector_body, scalar_body);
   streaming_ = false;
-  if (fence) w.line("stax_rt::stream_fence();");
+  if (fence && !fence_hoisted_) w.line("stax_rt::stream_fence();");
 }
 
 std::string KernelEmitter::prefetch_address(const kernelplan::Prefetch& f, const std::string& count) const {

@@ -3283,7 +3283,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0(const float* x, const float* bias, float* buf2) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
     const int64_t s0 = stax_rt::aligned_start(buf2 + (4096 * x0), 4096);
     for (int64_t x1 = 0; x1 < s0; ++x1) {
@@ -3298,8 +3298,9 @@ void kernel_op0(const float* x, const float* bias, float* buf2) {
       const float t2 = x[4096 * x0 + x1] + bias[x1];
       buf2[4096 * x0 + x1] = (t2 * 0.5f) * (stax_rt::erf(t2 * 0.70710677f) + 1.0f);
     }
-    stax_rt::stream_fence();
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.

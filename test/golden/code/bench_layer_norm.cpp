@@ -3285,7 +3285,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0_op1_op2(const float* x, const float* weight, const float* bias, float* buf5) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
     double acc0 = 0.0;
     stax_rt::Vec<double, ISA> vacc0(0.0);
@@ -3325,8 +3325,9 @@ void kernel_op0_op1_op2(const float* x, const float* weight, const float* bias, 
       const float t5 = ((x[4096 * x0 + x1] - (buf3 / 4096.0f)) * (1.0f / stax_rt::sqrt((buf4 / 4096.0f) + 1e-05f))) * weight[x1];
       buf5[4096 * x0 + x1] = t5 + bias[x1];
     }
-    stax_rt::stream_fence();
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.

@@ -3286,7 +3286,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0_to_op3(const float* scores, const bool* mask, float* buf5) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for collapse(2) schedule(static)
+#pragma omp for collapse(2) schedule(static) nowait
   for (int64_t x0 = 0; x0 < 16; ++x0) {
     for (int64_t x1 = 0; x1 < 1024; ++x1) {
       alignas(64) float buf3[1024];
@@ -3358,9 +3358,10 @@ void kernel_op0_to_op3(const float* scores, const bool* mask, float* buf5) {
       for (int64_t x2 = s0 + (1024 - s0) / W * W; x2 < 1024; ++x2) {
         buf5[1048576 * x0 + 1024 * x1 + x2] = buf3[x2] / buf4;
       }
-      stax_rt::stream_fence();
     }
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.

@@ -3287,7 +3287,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0_to_op4(const float* x, const float* residual, const float* weight, const float* bias, float* buf4, float* buf8) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
     double acc1 = 0.0;
     stax_rt::Vec<double, ISA> vacc1(0.0);
@@ -3335,8 +3335,9 @@ void kernel_op0_to_op4(const float* x, const float* residual, const float* weigh
       const float buf7 = t5 + bias[x1];
       buf8[4096 * x0 + x1] = (buf7 * 0.5f) * (stax_rt::erf(buf7 * 0.70710677f) + 1.0f);
     }
-    stax_rt::stream_fence();
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.

@@ -3284,7 +3284,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0_op1(const float* x, const float* weight, float* buf3) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
     double acc0 = 0.0;
     stax_rt::Vec<double, ISA> vacc0(0.0);
@@ -3309,8 +3309,9 @@ void kernel_op0_op1(const float* x, const float* weight, float* buf3) {
     for (int64_t x1 = s0 + (4096 - s0) / W * W; x1 < 4096; ++x1) {
       buf3[4096 * x0 + x1] = (x[4096 * x0 + x1] * (1.0f / stax_rt::sqrt((buf2 / 4096.0f) + 1e-06f))) * weight[x1];
     }
-    stax_rt::stream_fence();
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.

@@ -3286,7 +3286,7 @@ constexpr std::size_t kWorkspaceSize = 0;
 void kernel_op0_to_op3(const float* x, float* buf4) {
   using ISA = stax_rt::IsaNative;
   constexpr int64_t W = ISA::width;  // lanes per vector
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t x0 = 0; x0 < 4096; ++x0) {
     alignas(64) float buf2[4096];
     float acc0 = -stax_rt::inf<float>();
@@ -3350,8 +3350,9 @@ void kernel_op0_to_op3(const float* x, float* buf4) {
     for (int64_t x1 = s0 + (4096 - s0) / W * W; x1 < 4096; ++x1) {
       buf4[4096 * x0 + x1] = buf2[x1] / buf3;
     }
-    stax_rt::stream_fence();
   }
+  stax_rt::stream_fence();  // once per thread, after all its streamed stores
+#pragma omp barrier
 }
 
 // The inputs and outputs as the C API describes them.
