@@ -18,7 +18,13 @@ times, the worst error against ORT relative to the largest magnitude of ORT's ou
 the classifiers the top-1 agreement with ORT. A model staxc cannot compile yet is listed with
 the reason and ORT's and PyTorch's columns.
 
+With --set operators, the same table for single operators sized beyond the caches (16 to 64 MiB
+of input: reductions along each kind of dim, scans, softmax and norms, permutes and transposes,
+pads and cats, broadcasts, activations, products of few rows, small convolutions), which is
+where a slow path of one form shows up against ONNX Runtime.
+
   /usr/bin/python3 scripts/models.py --staxc build/tools/staxc --work build/models [--only RE]
+                                     [--set models|operators]
 """
 import argparse
 import json
@@ -62,6 +68,68 @@ def models():
         ("resnet50", lambda: torchvision.models.resnet50(), (1, 3, 224, 224), True),
         ("bert_layer", lambda: TinyTransformer(d=256, heads=4, ffn=1024), (1, 128, 256), False),
         ("mlp", Mlp, (512, 1024), False),
+    ]
+
+
+class Op(torch.nn.Module):
+    """One operator (or a short chain) as a module: f(x, modules)."""
+
+    def __init__(self, f, mods=None):
+        super().__init__()
+        self.f = f
+        self.mods = torch.nn.ModuleList(mods or [])
+
+    def forward(self, x):
+        return self.f(x, self.mods)
+
+
+def operators():
+    """(name, module factory, input shape, False): single operators sized beyond the caches."""
+    F = torch.nn.functional
+    nn = torch.nn
+
+    def op(name, f, shape, mods=None):
+        return (name, lambda: Op(f, mods() if mods else None), shape, False)
+    return [
+        op("softmax_last", lambda x, _: torch.softmax(x, -1), (64, 256, 1024)),
+        op("softmax_mid", lambda x, _: torch.softmax(x, 1), (64, 256, 1024)),
+        op("softmax_rows64", lambda x, _: torch.softmax(x, -1), (262144, 64)),
+        op("logsumexp", lambda x, _: torch.logsumexp(x, -1), (16384, 1024)),
+        op("layernorm", lambda x, m: m[0](x), (16384, 1024), lambda: [nn.LayerNorm(1024)]),
+        op("layernorm_rows64", lambda x, m: m[0](x), (65536, 64), lambda: [nn.LayerNorm(64)]),
+        op("l2_normalize", lambda x, _: x / x.norm(dim=-1, keepdim=True), (16384, 1024)),
+        op("sum_last", lambda x, _: x.sum(-1), (16384, 1024)),
+        op("sum_first", lambda x, _: x.sum(0), (1024, 16384)),
+        op("mean_mid", lambda x, _: x.mean(1), (64, 1024, 256)),
+        op("max_last", lambda x, _: x.amax(-1), (16384, 1024)),
+        op("argmax_last", lambda x, _: x.argmax(-1).float(), (16384, 1024)),
+        op("var_last", lambda x, _: x.var(-1), (16384, 1024)),
+        op("global_avg_pool", lambda x, _: x.mean((2, 3)), (32, 256, 56, 56)),
+        op("cumsum_last", lambda x, _: torch.cumsum(x, -1), (4096, 2048)),
+        op("cumsum_mid", lambda x, _: torch.cumsum(x, 1), (64, 1024, 256)),
+        op("gelu", lambda x, _: F.gelu(x), (16, 1024, 1024)),
+        op("gelu_tanh", lambda x, _: F.gelu(x, approximate="tanh"), (16, 1024, 1024)),
+        op("silu", lambda x, _: x * torch.sigmoid(x), (32, 1024, 1024)),
+        op("where_leaky", lambda x, _: torch.where(x > 0, x, x * 0.1), (32, 1024, 1024)),
+        op("bias_broadcast", lambda x, _: x + torch.arange(64.0).reshape(1, 64, 1, 1), (8, 64, 112, 112)),
+        op("row_scale", lambda x, _: x * x.mean(-1, keepdim=True), (16384, 1024)),
+        op("bn_relu", lambda x, m: F.relu(m[0](x)), (8, 64, 112, 112), lambda: [nn.BatchNorm2d(64)]),
+        op("permute_0213", lambda x, _: x.permute(0, 2, 1, 3).contiguous() * 2.0, (16, 512, 16, 128)),
+        op("transpose_2d", lambda x, _: x.t().contiguous() + 1.0, (4096, 4096)),
+        op("transpose_batched", lambda x, _: x.transpose(-1, -2).contiguous() + 1.0, (64, 512, 512)),
+        op("strided_slice", lambda x, _: x[:, ::2, 1::2] * 3.0, (64, 1024, 512)),
+        op("cat_mid", lambda x, _: torch.cat([x, x * 2], 1) + 1.0, (8, 1024, 2048)),
+        op("cat_last", lambda x, _: torch.cat([x, x.flip(-1)], -1), (4096, 2048)),
+        op("pad_2d", lambda x, _: F.pad(x, (1, 1, 1, 1)) * 2.0, (8, 64, 224, 224)),
+        op("gather_rows", lambda x, _: x[torch.arange(0, 16384, 3)], (16384, 1024)),
+        op("max_pool", lambda x, _: F.max_pool2d(x, 3, 2, 1), (8, 64, 112, 112)),
+        op("avg_pool", lambda x, _: F.avg_pool2d(x, 2), (8, 128, 112, 112)),
+        op("depthwise_conv", lambda x, m: m[0](x), (8, 128, 112, 112), lambda: [nn.Conv2d(128, 128, 3, padding=1, groups=128)]),
+        op("conv1d", lambda x, m: m[0](x), (8, 256, 4096), lambda: [nn.Conv1d(256, 256, 3, padding=1)]),
+        op("conv3x3_32ch", lambda x, m: m[0](x), (1, 32, 256, 256), lambda: [nn.Conv2d(32, 32, 3, padding=1)]),
+        op("bmm", lambda x, _: torch.matmul(x, x.transpose(1, 2)), (16, 512, 256)),
+        op("gemv", lambda x, m: m[0](x), (1, 4096), lambda: [nn.Linear(4096, 4096)]),
+        op("linear_8_rows", lambda x, m: m[0](x), (8, 2048), lambda: [nn.Linear(2048, 2048)]),
     ]
 
 
@@ -191,11 +259,13 @@ def main():
     p.add_argument("--only", default="", help="a regular expression on the model names")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--policies", default="default,passive", help="OMP_WAIT_POLICY values for staxc bench")
+    p.add_argument("--set", choices=["models", "operators"], default="models",
+                   help="the model zoo, or single operators sized beyond the caches")
     a = p.parse_args()
     a.staxc = os.path.abspath(a.staxc)
     a.work = os.path.abspath(a.work)
     rows = []
-    for name, factory, shape, classifier in models():
+    for name, factory, shape, classifier in (models() if a.set == "models" else operators()):
         if a.only and not re.search(a.only, name):
             continue
         print("%s ..." % name, file=sys.stderr, flush=True)

@@ -5,14 +5,15 @@
 # (npm's onnxruntime-node) and PyTorch eager. Not part of CTest: it installs Debian's torch,
 # torchvision, onnx, nodejs and npm (scripts/setup.sh --models), onnxruntime-node from npm into
 # the work folder, builds staxc, then runs scripts/models.py, which prints one table.
-#   scripts/models.sh [--only REGEX] [--reps N] [--policies default,passive]
+#   scripts/models.sh [--only REGEX] [--reps N] [--policies default,passive] [--set operators]
+# (--set operators: single operators sized beyond the caches instead of the models).
 # Environment: BUILD_DIR (default build), MODELS_DIR (default $BUILD_DIR/models). Takes some
 # 15 minutes on 2 cores; run nothing else meanwhile, the figures are times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for arg in "$@"; do
   if [[ "$arg" == -h || "$arg" == --help ]]; then  # before installing or building anything
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
   fi
 done

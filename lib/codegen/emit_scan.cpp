@@ -1,5 +1,9 @@
 // Scans (cumsum, cumprod): the carried dimension runs innermost with one accumulator per line,
-// the other dimensions around it in order, shared among the threads as the plan says.
+// the other dimensions around it in order, shared among the threads as the plan says. A scan
+// over a dim that is not the last (the plan's scan_across) runs the carried loop outside the
+// last dim's instead, which reads and writes contiguously: each element of the last dim is
+// another line, with its accumulator in an array of kColumnBlock, block by block. Each line is
+// still summed in order, so the bits are the same.
 #include "emit_forms.h"
 
 #include "body_emitter.h"
@@ -61,19 +65,40 @@ KernelCode emit_scan(const ir::Program& p, const Buffer& b, const kernelplan::Ke
     if (plan.fallible) pragma += " reduction(|:err)";
     out.raw(pragma);
   }
-  for (std::size_t d : outer) out.open(loop_head("x" + std::to_string(d), b.shape[d]));
   const Accumulator acc = sum_or_prod(b.dtype, b.scan_op == ir::ScanOp::Sum);
-  out.line(acc.type + " acc = " + acc.init + ";");
   const std::size_t sd = static_cast<std::size_t>(b.scan_dim);
-  out.open(loop_head("x" + std::to_string(sd), b.shape[sd]));
   int temps = 0;
   auto buffer_name = [&](BufferId id) { return names[static_cast<std::size_t>(id)]; };
   auto index_text = [&](const Index& e) { return index_cxx(ir::simplify(e, b.ranges())); };
   BodyEmitter body(buffer_name, index_text, sections, temps);
-  const std::string v = body.emit(b.body, out);
-  out.line(fill(acc.update, bare(v)));
-  out.line(buffer_name(b.id) + "[" + index_text(b.write_index()) + "] = " + acc.result + ";");
-  out.close();
+  // One step of line `a` (the accumulator's text): its element added, the running result stored.
+  auto step = [&](const std::string& a) {
+    const std::string v = body.emit(b.body, out);
+    out.line(fill(rename_acc(acc.update, a), bare(v)));
+    out.line(buffer_name(b.id) + "[" + index_text(b.write_index()) + "] = " + rename_acc(acc.result, a) + ";");
+  };
+  if (plan.scan_across) {
+    const std::size_t last = b.shape.size() - 1;
+    outer.pop_back();  // the last dim: its blocks instead
+    for (std::size_t d : outer) out.open(loop_head("x" + std::to_string(d), b.shape[d]));
+    const std::string x = "x" + std::to_string(last), n = std::to_string(b.shape[last]);
+    const std::string B = std::to_string(kernelplan::kColumnBlock), first = "b0 * " + B;
+    out.open(loop_head("b0", (b.shape[last] + kernelplan::kColumnBlock - 1) / kernelplan::kColumnBlock));
+    out.line("const int64_t e0 = " + first + " + " + B + " < " + n + " ? " + first + " + " + B + " : " + n + ";");
+    out.line("alignas(64) " + acc.type + " acc[" + B + "];  // one per line: element " + x + " of the last dim");
+    out.line("for (int64_t " + x + " = " + first + "; " + x + " < e0; ++" + x + ") acc[" + x + " - " + first + "] = " +
+             acc.init + ";");
+    out.open(loop_head("x" + std::to_string(sd), b.shape[sd]));
+    out.open("for (int64_t " + x + " = " + first + "; " + x + " < e0; ++" + x + ")");
+    step("acc[" + x + " - " + first + "]");
+    close_loops(out, 3);
+  } else {
+    for (std::size_t d : outer) out.open(loop_head("x" + std::to_string(d), b.shape[d]));
+    out.line(acc.type + " acc = " + acc.init + ";");
+    out.open(loop_head("x" + std::to_string(sd), b.shape[sd]));
+    step("acc");
+    out.close();
+  }
   close_loops(out, outer.size());
   if (plan.fallible) out.line("return err;");
   out.close();

@@ -109,6 +109,7 @@ Json kernel_json(const KernelPlan& kp, const ProgramPlan& plan, const ir::Progra
     const scheduler::KernelNode& n = k.nodes[static_cast<std::size_t>(kp.epilogue)];
     j["epilogue"] = Json{{"node", n.name}, {"buffer", p[n.buffer].name}, {"reason", kp.epilogue_reason}};
   }
+  if (kp.scan_across) j["scan_across"] = true;
   if (!kp.fold_reason.empty()) j["fold_batch"] = Json{{"folded", kp.fold_batch}, {"reason", kp.fold_reason}};
   if (!kp.pack_reason.empty()) {
     j["pack_b"] = Json{{"packed", kp.pack_b}, {"reason", kp.pack_reason}};

@@ -56,13 +56,16 @@ void plan_parallel(const scheduler::Kernel& k, KernelPlan& kp) {
                                           : "; its own region (one block: runs serially when vectorized)");
 }
 
-// A scan's outer loops (every dimension but the carried one) run in parallel when the scan has
-// kParallelMinWork elements, collapsed until they give kParallelMinUnits units.
+// A scan's outer loops (every dimension but the carried one; across: but the last too, then its
+// blocks) run in parallel when the scan has kParallelMinWork elements, collapsed until they give
+// kParallelMinUnits units.
 void plan_scan_parallel(const ir::Buffer& b, KernelPlan& kp) {
   kp.work = b.numel();
   std::vector<int64_t> outer;
+  const std::size_t last = b.shape.size() - 1;
   for (std::size_t d = 0; d < b.shape.size(); ++d)
-    if (static_cast<int>(d) != b.scan_dim) outer.push_back(b.shape[d]);
+    if (static_cast<int>(d) != b.scan_dim && !(kp.scan_across && d == last)) outer.push_back(b.shape[d]);
+  if (kp.scan_across) outer.push_back((b.shape[last] + kColumnBlock - 1) / kColumnBlock);
   std::size_t depth = 0;
   int64_t units = 1;
   if (!outer.empty() && kp.work >= kParallelMinWork)
@@ -75,7 +78,8 @@ void plan_scan_parallel(const ir::Buffer& b, KernelPlan& kp) {
   }
   kp.parallel = Parallel::Standalone;
   kp.parallel_depth = depth;
-  kp.parallel_reason = "a scan: its " + std::to_string(units) + " independent lines shared among the threads";
+  kp.parallel_reason = "a scan: its " + std::to_string(units) + (kp.scan_across ? " blocks of independent lines" : " independent lines") +
+                       " shared among the threads";
 }
 
 void plan_regions(ProgramPlan& plan) {

@@ -142,7 +142,14 @@ KernelPlan plan_extern_or_scan(const ir::Program& p, const Kernel& k, const Plac
   const ir::Buffer& b = p[k.nodes.front().buffer];
   if (b.kind == ir::BufferKind::Scan) {
     kp.form = Form::Scan;
-    kp.form_reason = "a scan: the carried dimension runs innermost, one accumulator per line";
+    // Over a dim that is not the last, the carried loop innermost would step through memory by
+    // the last dims' size: cumsum over dim 1 of [64, 1024, 256] took 18x ONNX Runtime's time.
+    kp.scan_across = b.scan_dim + 1 < static_cast<int>(b.shape.size());
+    kp.form_reason = kp.scan_across ? "a scan over dim " + std::to_string(b.scan_dim) +
+                                          ", not the last: the carried loop runs outside the last dim's, whose elements "
+                                          "(each another line) take one accumulator each, in blocks of " +
+                                          std::to_string(kColumnBlock) + "; each line still summed in order"
+                                    : "a scan: the carried dimension runs innermost, one accumulator per line";
     kp.fallible = ir::may_fail(b.body);
     for (const ir::LoadRef& l : ir::collect_loads(b.body)) add_unique(kp.params, l.buffer);
     detail::plan_scan_parallel(b, kp);

@@ -320,6 +320,29 @@ TEST(Generate, ColumnMeansDivideEachColumnsSumAsItsBlockIsFinished) {
   EXPECT_FALSE(contains(g.source, "double acc0 = 0.0;")) << g.source;
 }
 
+TEST(Generate, ScansOverAnInnerDimRunAcrossTheLastDim) {
+  // cumsum over dim 1 of [4, 300, 40]: the carried loop outside the last dim's, one accumulator
+  // per line (element of the last dim) in an array, so reads and writes go along the rows; each
+  // line still summed in order.
+  const Generated g = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [4, 300, 40]}],
+    "nodes": [{"name": "y", "op": "cumsum", "args": ["x"], "dim": 1}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(g.source, "      alignas(64) double acc[1024];  // one per line: element x2 of the last dim\n"
+                                 "      for (int64_t x2 = b0 * 1024; x2 < e0; ++x2) acc[x2 - b0 * 1024] = 0.0;\n"
+                                 "      for (int64_t x1 = 0; x1 < 300; ++x1) {\n"
+                                 "        for (int64_t x2 = b0 * 1024; x2 < e0; ++x2) {\n"
+                                 "          acc[x2 - b0 * 1024] += static_cast<double>(x[12000 * x0 + 40 * x1 + x2]);\n"
+                                 "          buf1[12000 * x0 + 40 * x1 + x2] = static_cast<float>(acc[x2 - b0 * 1024]);\n"))
+      << g.source;
+  // Over the last dim: the carried loop innermost, one accumulator.
+  const Generated last = generate_json(R"({"format": "stax-graph", "version": 1, "name": "cs",
+    "inputs": [{"name": "x", "dtype": "float32", "shape": [4, 300, 40]}],
+    "nodes": [{"name": "y", "op": "cumsum", "args": ["x"], "dim": 2}],
+    "outputs": ["y"]})", CodegenOptions{});
+  EXPECT_TRUE(contains(last.source, "      double acc = 0.0;\n      for (int64_t x2 = 0; x2 < 40; ++x2) {\n")) << last.source;
+}
+
 TEST(Generate, ColumnSumsVectorizeAcrossColumnsAndLargeOutputsStream) {
   // sum over dim 0: the reduction reads with a stride of 4096, so the lanes run across the
   // contiguous columns, one accumulator per column in an L1 array, the threads sharing blocks of

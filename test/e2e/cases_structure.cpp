@@ -136,6 +136,15 @@ std::vector<Case> reduction_cases() {
       t.add(op + " " + dt + " dim -1", {input("x", dt, "[4, 3, 2]")}, {R"({"name": "y", "op": ")" + op + R"(", "args": ["x"], "dim": -1})"}, {"y"});
     }
   }
+  // A scan over a dim that is not the last runs across the last dim, one accumulator per line
+  // in blocks of 1024 (two here, the second partial), in parallel; and with a body that may fail.
+  t.add("cumsum across the last dim in blocks", {input("x", "float32", "[3, 40, 1037]")},
+        {R"({"name": "y", "op": "cumsum", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("cumprod float64 across a middle dim", {input("x", "float64", "[2, 30, 3, 50]")},
+        {R"({"name": "y", "op": "cumprod", "args": ["x"], "dim": 1})"}, {"y"});
+  t.add("cumsum of floor divisions across", {input("x", "int64", "[6, 70]"), input("d", "int64", "[6, 70]")},
+        {R"({"name": "y", "op": "cumsum", "args": [{"op": "div", "args": ["x", "d"], "rounding_mode": "floor"}], "dim": 0})"}, {"y"})
+      .nonzero_ints = true;
   t.add("cumsum of 0-d", {input("x", "float32", "[]")}, {R"({"name": "y", "op": "cumsum", "args": ["x"], "dim": 0})"}, {"y"});
   t.add("cumsum of a permuted view", {input("x", "float32", "[3, 5]")},
         {R"({"name": "p", "op": "permute", "args": ["x"], "dims": [1, 0]})", R"({"name": "y", "op": "cumsum", "args": ["p"], "dim": 1})"}, {"y"});

@@ -189,6 +189,9 @@ struct KernelPlan {
   bool prefetch_next_tile = false; // tiled
   std::vector<Prefetch> column_prefetches;  // columns
   int64_t prefetch_ahead = 0;      // columns: rows ahead
+  // A scan over a dim that is not the last: the carried loop runs outside the last dim's, whose
+  // elements (each another line) take one accumulator each, in blocks of kColumnBlock.
+  bool scan_across = false;
   bool column_window = false;      // columns: reduction loops inside the vector loop (kWindowMaxPositions)
   std::vector<GroupPlan> groups;   // row groups and scalar
   // Extern with an epilogue: the index into the kernel's nodes of the pointwise node the GEMM
