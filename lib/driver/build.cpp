@@ -20,7 +20,7 @@ void write_raw(const fs::path& file, const Tensor& t) {
 }  // namespace
 
 std::vector<std::string> default_cxxflags() {
-  return {"-std=c++17", "-O2", "-march=native", "-fopenmp"};
+  return {"-std=c++17", "-O3", "-march=native", "-fopenmp"};
 }
 
 std::vector<std::string> split_flags(const std::string& flags) {

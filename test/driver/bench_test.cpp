@@ -124,7 +124,7 @@ TEST(Bench, RunReportsConsistentFields) {
   EXPECT_EQ(r.output_bytes, 256u * 128 * 4 + 256 * 4);  // y once, though it is returned twice
   EXPECT_EQ(r.min_traffic_bytes, r.input_bytes + r.output_bytes);
   EXPECT_EQ(r.workspace_bytes, m.code.workspace_size);
-  EXPECT_EQ(r.compile_command, "-std=c++17 -O2 -march=native -fopenmp");
+  EXPECT_EQ(r.compile_command, "-std=c++17 -O3 -march=native -fopenmp");
   EXPECT_GT(r.build_seconds, 0);
   EXPECT_EQ(r.reps, 4);
   EXPECT_EQ(r.warmup, 1);
