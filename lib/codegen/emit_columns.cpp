@@ -79,13 +79,7 @@ struct Columns {
   }
 
   void blocks(CodeWriter& w) {
-    const int64_t n = e.plan.vector_trip;
-    const int64_t blocks = (n + kernelplan::kColumnBlock - 1) / kernelplan::kColumnBlock;
-    const std::string B = std::to_string(kernelplan::kColumnBlock);
-    w.open(loop_head("b0", blocks));
-    w.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B + " : " +
-           std::to_string(n) + ";");
-    block(w, "b0 * " + B, "e0");
+    block(w, open_blocks(w, e.plan.vector_trip, kernelplan::kColumnBlock), "e0");
     w.close();
   }
 };

@@ -22,6 +22,9 @@ void emit_vector_rows(KernelEmitter& e, CodeWriter& loops);
 void emit_columns(KernelEmitter& e, CodeWriter& loops);
 void emit_window(KernelEmitter& e, CodeWriter& loops);  // the columns form's window variant
 void emit_row_groups(KernelEmitter& e, CodeWriter& loops);
+// Opens the loop over blocks of `block` of n elements (b0) and names the block's end, e0; returns
+// the text of its first element ("b0 * block"). The caller closes it.
+std::string open_blocks(CodeWriter& w, int64_t n, int64_t block);
 // The array of a constant B packed at compile time for instruction set `isa` (a record's name).
 std::string packed_name(const std::vector<std::string>& names, ir::BufferId id, const std::string& isa);
 // A matmul with its epilogue (emit_extern.cpp): the lambda run on each tile and the GEMM's call;

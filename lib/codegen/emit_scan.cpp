@@ -81,11 +81,10 @@ KernelCode emit_scan(const ir::Program& p, const Buffer& b, const kernelplan::Ke
     const std::size_t last = b.shape.size() - 1;
     outer.pop_back();  // the last dim: its blocks instead
     for (std::size_t d : outer) out.open(loop_head("x" + std::to_string(d), b.shape[d]));
-    const std::string x = "x" + std::to_string(last), n = std::to_string(b.shape[last]);
-    const std::string B = std::to_string(kernelplan::kColumnBlock), first = "b0 * " + B;
-    out.open(loop_head("b0", (b.shape[last] + kernelplan::kColumnBlock - 1) / kernelplan::kColumnBlock));
-    out.line("const int64_t e0 = " + first + " + " + B + " < " + n + " ? " + first + " + " + B + " : " + n + ";");
-    out.line("alignas(64) " + acc.type + " acc[" + B + "];  // one per line: element " + x + " of the last dim");
+    const std::string x = "x" + std::to_string(last);
+    const std::string first = open_blocks(out, b.shape[last], kernelplan::kColumnBlock);
+    out.line("alignas(64) " + acc.type + " acc[" + std::to_string(kernelplan::kColumnBlock) + "];  // one per line: element " + x +
+             " of the last dim");
     out.line("for (int64_t " + x + " = " + first + "; " + x + " < e0; ++" + x + ") acc[" + x + " - " + first + "] = " +
              acc.init + ";");
     out.open(loop_head("x" + std::to_string(sd), b.shape[sd]));

@@ -5,6 +5,13 @@
 
 namespace stax::codegen {
 
+std::string open_blocks(CodeWriter& w, int64_t n, int64_t block) {
+  const std::string B = std::to_string(block), N = std::to_string(n), first = "b0 * " + B;
+  w.open(loop_head("b0", (n + block - 1) / block));
+  w.line("const int64_t e0 = " + first + " + " + B + " < " + N + " ? " + first + " + " + B + " : " + N + ";");
+  return first;
+}
+
 void emit_vector_rows(KernelEmitter& e, CodeWriter& loops) {
   const kernelplan::KernelPlan& plan = e.plan;
   const std::vector<int>& nodes = e.k.loop_groups.front().nodes;
@@ -19,12 +26,8 @@ void emit_vector_rows(KernelEmitter& e, CodeWriter& loops) {
     else e.strip_mined(w, v, begin, end, vector_body, scalar_body);
   };
   if (plan.blocked) {
-    const std::string B = std::to_string(kernelplan::kBlock);
     e.parallel_loops(loops, 1, [&](CodeWriter& w) {
-      w.open(loop_head("b0", (n + kernelplan::kBlock - 1) / kernelplan::kBlock));
-      w.line("const int64_t e0 = b0 * " + B + " + " + B + " < " + std::to_string(n) + " ? b0 * " + B + " + " + B +
-             " : " + std::to_string(n) + ";");
-      vector_loop(w, "b0 * " + B, "e0");
+      vector_loop(w, open_blocks(w, n, kernelplan::kBlock), "e0");
       w.close();
     });
     return;
