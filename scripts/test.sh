@@ -5,6 +5,9 @@
 # fails the test; the generated code of the e2e suite is built and run sanitized either way).
 # Benchmarks build their own optimized configuration. Extra arguments go to ctest, e.g.
 # `scripts/test.sh -R npy` runs the tests matching "npy". Each part's time is printed at the end.
+# The libraries and tools are unity builds (CMAKE_UNITY_BUILD: a few files per translation unit,
+# each header parsed once for them), about a quarter less build time on 2 cores; the tests' own
+# files are built one by one (test/CMakeLists.txt).
 #
 # Then (unless STAX_SANITIZE is already set, or STAX_SANITIZED_STAGE=0, or ctest got arguments)
 # the sanitized stage: the tests labelled `input`, of what reads users' input (the graph parser
@@ -30,7 +33,7 @@ t0=$SECONDS
 scripts/setup.sh
 t1=$SECONDS
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-  -DSTAX_SANITIZE="$sanitize"
+  -DSTAX_SANITIZE="$sanitize" -DCMAKE_UNITY_BUILD=ON
 cmake --build build -j"$jobs"
 t2=$SECONDS
 cd build
@@ -42,7 +45,7 @@ stage=""
 if [ -z "$sanitize" ] && [ "${STAX_SANITIZED_STAGE:-1}" != 0 ] && [ $# -eq 0 ]; then
   targets=(graph_test importer_test stax_support_test robustness_test fuzz_replay_npy fuzz_replay_onnx)
   cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    -DSTAX_SANITIZE=address,undefined >/dev/null
+    -DSTAX_SANITIZE=address,undefined -DCMAKE_UNITY_BUILD=ON >/dev/null
   cmake --build build-san -j"$jobs" --target "${targets[@]}"
   t4=$SECONDS
   # A failed allocation is reported to the caller (what the limits tests check), not fatal.

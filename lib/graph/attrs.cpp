@@ -238,6 +238,25 @@ std::string NodeCtx::arg_path(std::size_t i) const { return ".args[" + std::to_s
 
 std::string_view NodeCtx::op_str() const { return op_name(op); }
 
+std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
+
+const Json& required(const NodeCtx& c, std::string_view key) {
+  const Json* j = c.attr(key);
+  if (j == nullptr) c.site.fail("", "missing key '" + std::string(key) + "'");
+  return *j;
+}
+
+void require_float_data(const NodeCtx& c, std::size_t k) {
+  const Value& x = c.value(k);
+  if (!is_floating(x.dtype))
+    c.site.fail(c.arg_path(k), "op '" + c.site.op + "' needs floating-point data, got " +
+                                   dt_str(x.dtype) + " (integer data is not supported yet)");
+}
+
+std::string index_path(std::string_view list, std::size_t k) {
+  return std::string(list) + "[" + std::to_string(k) + "]";
+}
+
 std::vector<std::string_view> allowed_attrs(Op op) {
   switch (op_category(op)) {
     case OpCategory::Unary:

@@ -84,6 +84,12 @@ struct NodeCtx {
   std::string_view op_str() const;
 };
 
+// Helpers of the inference files (attrs.cpp).
+std::string dt_str(DType dt);                                   // the dtype's name
+const Json& required(const NodeCtx& c, std::string_view key);  // the attribute, or an error naming it
+void require_float_data(const NodeCtx& c, std::size_t k);       // args[k] is floating, or an error
+std::string index_path(std::string_view list, std::size_t k);  // "list[k]"
+
 // Attribute names an op accepts besides name/op/args.
 std::vector<std::string_view> allowed_attrs(Op op);
 // Inference per op group: fills v.dtype, v.shape, v.compute_dtype and v.attrs.

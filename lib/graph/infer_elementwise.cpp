@@ -9,8 +9,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
-
 // An argument of an elementwise op as type promotion sees it.
 struct Operand {
   bool is_scalar = false;

@@ -12,15 +12,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
-
-void require_float_data(const NodeCtx& c, std::size_t k) {
-  const Value& x = c.value(k);
-  if (!is_floating(x.dtype))
-    c.site.fail(c.arg_path(k), "op '" + c.site.op + "' needs floating-point data, got " +
-                                   dt_str(x.dtype) + " (integer data is not supported yet)");
-}
-
 void require_index_dtype(const NodeCtx& c, std::size_t k, bool int32_ok) {
   const DType dt = c.value(k).dtype;
   if (dt == DType::Int64 || (int32_ok && dt == DType::Int32)) return;

@@ -12,14 +12,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
-
-const Json& required(const NodeCtx& c, std::string_view key) {
-  const Json* j = c.attr(key);
-  if (j == nullptr) c.site.fail("", "missing key '" + std::string(key) + "'");
-  return *j;
-}
-
 // A number attribute as a scalar literal (int or float kind), no bools.
 Scalar number_literal(const NodeCtx& c, const Json& j, std::string_view key) {
   std::string sub = "." + std::string(key);

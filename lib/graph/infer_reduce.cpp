@@ -11,8 +11,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
-
 // Normalized, sorted, unique dims of `dim` (an int or a list), or every dim when absent.
 std::vector<int64_t> reduction_dims(const NodeCtx& c, int64_t ndim) {
   std::vector<int64_t> dims;

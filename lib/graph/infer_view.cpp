@@ -12,12 +12,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-const Json& required(const NodeCtx& c, std::string_view key) {
-  const Json* j = c.attr(key);
-  if (j == nullptr) c.site.fail("", "missing key '" + std::string(key) + "'");
-  return *j;
-}
-
 int64_t required_int(const NodeCtx& c, std::string_view key) {
   return read_int(c.site, required(c, key), "." + std::string(key));
 }

@@ -12,7 +12,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
 std::string list_str(const std::vector<int64_t>& v) { return shape_str(v); }
 
 const char* const kDimNames2[] = {"H", "W"};
@@ -52,13 +51,6 @@ std::vector<int64_t> spatial_attr(const NodeCtx& c, std::string_view key, std::s
 bool read_flag(const NodeCtx& c, std::string_view key, bool fallback) {
   const Json* j = c.attr(key);
   return j == nullptr ? fallback : read_bool(c.site, *j, "." + std::string(key));
-}
-
-void require_float_data(const NodeCtx& c, std::size_t k) {
-  const Value& x = c.value(k);
-  if (!is_floating(x.dtype))
-    c.site.fail(c.arg_path(k), "op '" + c.site.op + "' needs floating-point data, got " +
-                                   dt_str(x.dtype) + " (integer data is not supported yet)");
 }
 
 void require_dtype(const NodeCtx& c, std::size_t k, DType want, std::string_view what) {

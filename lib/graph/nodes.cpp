@@ -10,10 +10,6 @@ namespace stax::graph::detail {
 
 namespace {
 
-std::string index_path(std::string_view list, std::size_t k) {
-  return std::string(list) + "[" + std::to_string(k) + "]";
-}
-
 struct Arity {
   std::size_t min, max;  // max == SIZE_MAX: unbounded
 };

@@ -56,10 +56,6 @@ const Json& require(const Site& s, const Json& obj, std::string_view key) {
   return *j;
 }
 
-std::string index_path(std::string_view list, std::size_t k) {
-  return std::string(list) + "[" + std::to_string(k) + "]";
-}
-
 }  // namespace
 
 bool is_valid_value_name(std::string_view name) {

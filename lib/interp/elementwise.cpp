@@ -9,8 +9,6 @@ namespace stax::interp::detail {
 
 namespace {
 
-std::size_t idx(int64_t i) { return static_cast<std::size_t>(i); }
-
 // The element offsets of argument k (a tensor) broadcast to the node's shape.
 std::vector<int64_t> broadcast_offsets(const Tensor& t, const Shape& out) {
   return view_offsets(broadcast_view(contiguous_view(t.shape()), out));

@@ -18,6 +18,9 @@
 
 namespace stax::interp::detail {
 
+// An element offset as a vector index.
+inline std::size_t idx(int64_t i) { return static_cast<std::size_t>(i); }
+
 // The tensors of the values computed so far, indexed by ValueId.
 struct Context {
   const graph::Graph& graph;

@@ -13,8 +13,6 @@ namespace stax::interp::detail {
 
 namespace {
 
-std::size_t idx(int64_t i) { return static_cast<std::size_t>(i); }
-
 // A dense operand as [batch..., rows, cols] with the strides of its batch dims.
 struct MatrixStack {
   Shape batch;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "index_internal.h"
 #include "stax/support/error.h"
 
 namespace stax::ir {
@@ -32,9 +33,7 @@ class ExprBuilder {
 
 namespace {
 
-std::size_t mix(std::size_t h, std::size_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
+using detail::mix;
 
 bool is_number(DType t) { return is_floating(t) || is_integer(t); }
 bool is_int_or_bool(DType t) { return is_integer(t) || t == DType::Bool; }

@@ -16,9 +16,7 @@ using detail::py_mod;
 
 namespace {
 
-std::size_t mix(std::size_t h, std::size_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
+using detail::mix;
 
 int kind_rank(IndexKind k) {
   switch (k) {

@@ -1,4 +1,4 @@
-// Internals shared by index.cpp and simplify.cpp: the node layout and the range-aware
+// Internals shared by index.cpp, simplify.cpp and expr.cpp (its hash): the node layout and the range-aware
 // factories (the public factories are these with no ranges: every variable in [0, inf)).
 #pragma once
 
@@ -27,6 +27,11 @@ class IndexBuilder {
 };
 
 namespace detail {
+
+// Combines a hash with one more value (the hashes of index and expression nodes).
+inline std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
 
 // A sum of terms keyed by their (sorted) factor lists, plus a constant.
 struct Poly {

@@ -23,6 +23,9 @@
 
 namespace stax::lowering::detail {
 
+// A dim as a vector index.
+inline std::size_t ud(int64_t d) { return static_cast<std::size_t>(d); }
+
 using graph::ValueId;
 using ir::BufferId;
 using ir::Expr;

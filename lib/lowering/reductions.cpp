@@ -13,8 +13,6 @@ using graph::Value;
 
 namespace {
 
-std::size_t ud(int64_t d) { return static_cast<std::size_t>(d); }
-
 bool reduces(const Value& n, std::size_t d) {
   return std::find(n.attrs.dims.begin(), n.attrs.dims.end(), static_cast<int64_t>(d)) !=
          n.attrs.dims.end();

@@ -10,8 +10,6 @@ namespace stax::lowering::detail {
 
 namespace {
 
-std::size_t ud(int64_t d) { return static_cast<std::size_t>(d); }
-
 Coords simplified(Coords c, const ir::VarRanges& ranges) {
   for (Index& e : c) e = ir::simplify(e, ranges);
   return c;

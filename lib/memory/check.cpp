@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "storage.h"
+
 namespace stax::memory {
 
 namespace {
 
-std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n + a - 1) / a * a; }
+using detail::align_up;
 
 bool offers(const Step& s, int read, int write) {
   return std::any_of(s.inplace.begin(), s.inplace.end(),

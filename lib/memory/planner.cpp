@@ -47,7 +47,7 @@ std::vector<int> MemoryPlan::positions() const {
 
 namespace {
 
-std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n + a - 1) / a * a; }
+using detail::align_up;
 
 // Step 4: the storages into one arena, by every packer; the smallest arena wins, the earliest
 // packer (the tree of §7.5 first) on a tie.

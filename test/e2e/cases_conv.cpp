@@ -16,20 +16,10 @@ namespace {
 
 using Inputs = std::vector<Tensor>;
 
-std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs = "") {
-  return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", "args": )" + args + (attrs.empty() ? "" : ", " + attrs) + "}";
-}
-
 std::string shape_text(const Shape& s) {
   std::string t;
   for (int64_t d : s) t += (t.empty() ? "" : ", ") + std::to_string(d);
   return "[" + t + "]";
-}
-
-double max_abs(const Tensor& t) {
-  double m = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get_double(i)));
-  return m;
 }
 
 // The largest sum of |w| over one output channel (the rows of w, `per` elements each).
@@ -107,7 +97,7 @@ void runtime_weight_cases(Table& t) {
 }
 
 // Constant weights (packed once per process), operands that are views or computed values.
-void constant_weight_cases(Table& t) {
+void conv_constant_weight_cases(Table& t) {
   const std::string dt = "float32";
   const std::vector<double> w = pattern(16 * 8 * 9, 1), b = pattern(16, 2);
   const double wsum = max_row_abs_sum(w, 72), bmax = 1.0;
@@ -298,7 +288,7 @@ void epilogue_cases(Table& t) {
 std::vector<Case> conv_cases() {
   Table t;
   runtime_weight_cases(t);
-  constant_weight_cases(t);
+  conv_constant_weight_cases(t);
   batch_norm_fold_cases(t);
   epilogue_cases(t);
   return t.cases;

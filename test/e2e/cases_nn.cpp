@@ -15,10 +15,6 @@ namespace stax::e2e {
 
 namespace {
 
-std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs = "") {
-  return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", "args": )" + args + (attrs.empty() ? "" : ", " + attrs) + "}";
-}
-
 void pool_cases(Table& t) {
   const std::string x = input("x", "float32", "[2, 3, 9, 10]");
   const std::vector<std::pair<std::string, std::string>> windows = {

@@ -246,12 +246,6 @@ double max_abs_sum(int64_t M, int64_t N, int64_t K, const Element& a, const Elem
   return worst;
 }
 
-double max_abs(const Tensor& t) {
-  double m = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get_double(i)));
-  return m;
-}
-
 }  // namespace
 
 std::vector<Case> composite_matmul_cases() {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -107,6 +108,16 @@ std::vector<std::string> optimized_cxxflags() {
 
 std::string input(const std::string& name, const std::string& dtype, const std::string& shape) {
   return "{\"name\": \"" + name + "\", \"dtype\": \"" + dtype + "\", \"shape\": " + shape + "}";
+}
+
+std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs) {
+  return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", "args": )" + args + (attrs.empty() ? "" : ", " + attrs) + "}";
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get_double(i)));
+  return m;
 }
 
 std::string graph(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,

@@ -104,6 +104,10 @@ bool accepted(const std::string& json);
 // A graph document with the given inputs, nodes and outputs (each a JSON fragment).
 // input("x", "float32", "[3, 4]") -> {"name": "x", "dtype": "float32", "shape": [3, 4]}
 std::string input(const std::string& name, const std::string& dtype, const std::string& shape);
+// A node object: {"name", "op", "args": args[, attrs]} (args and attrs are JSON text).
+std::string node(const std::string& name, const std::string& op, const std::string& args, const std::string& attrs = "");
+// The largest |element| of t.
+double max_abs(const Tensor& t);
 std::string graph(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
                   const std::vector<std::string>& outputs, const std::vector<std::string>& constants = {});
 

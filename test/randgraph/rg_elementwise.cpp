@@ -9,12 +9,6 @@ namespace stax::randgraph::detail {
 
 namespace {
 
-bool among(const std::string& op, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (op == n) return true;
-  return false;
-}
-
 // Ops whose result jumps: float operands must be bit-exact.
 bool jumps(const std::string& op) {
   return among(op, {"sign", "floor", "ceil", "round", "trunc", "logical_not"});
@@ -25,8 +19,6 @@ bool nonfinite_safe(const std::string& op) {
   return among(op, {"neg", "abs", "relu", "isnan", "isinf", "isfinite", "logical_not", "exp", "tanh",
                     "sigmoid", "floor", "ceil", "trunc", "round"});
 }
-
-bool float_ok(const Val& v) { return !is_float(v.dtype) || v.exact >= 1; }
 
 DType unary_result_dtype(const std::string& op, DType dt) {
   if (among(op, {"logical_not", "isnan", "isinf", "isfinite"})) return DType::Bool;

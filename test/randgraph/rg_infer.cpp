@@ -154,6 +154,21 @@ Json shape_json(const Shape& s) {
   return j;
 }
 
+bool among(const std::string& op, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (op == n) return true;
+  return false;
+}
+
+bool float_ok(const Val& v) { return !is_float(v.dtype) || v.exact >= 1; }
+
+Val param(Gen& g, DType dt, const Shape& s, double bound) {
+  auto same = [&](const Val& v) { return !v.scalar && v.dtype == dt && v.shape == s && v.finite; };
+  std::optional<Val> p;
+  if (g.rng.chance(0.3)) p = g.pick(same);
+  return g.bounded(p ? *p : g.leaf(dt, s), bound, false);
+}
+
 Val like(DType dt, const Shape& s, double lo, double hi) {
   Val v;
   v.dtype = dt;

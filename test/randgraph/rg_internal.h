@@ -224,5 +224,12 @@ Val like(DType dt, const Shape& s, double lo, double hi);
 // A dim index for rank r (r >= 1), sometimes negative.
 int64_t random_dim(Gen& g, int r);
 int64_t norm_dim(int64_t d, int r);
+// Whether `op` is one of `names`.
+bool among(const std::string& op, std::initializer_list<const char*> names);
+// Float operands must be bit-exact (ops whose result jumps).
+bool float_ok(const Val& v);
+// A weight-like operand of shape `s`: sometimes an existing finite value of that shape, else a
+// new leaf; bounded by `bound` in magnitude (the convolutions' and the nn ops' parameters).
+Val param(Gen& g, DType dt, const Shape& s, double bound);
 
 }  // namespace stax::randgraph::detail

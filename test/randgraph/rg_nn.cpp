@@ -17,13 +17,6 @@ std::optional<Val> float_operand(Gen& g, int min_rank) {
   return g.operand(pred, kFloat, min_rank);
 }
 
-Val param(Gen& g, DType dt, const Shape& s, double bound) {
-  auto same = [&](const Val& v) { return !v.scalar && v.dtype == dt && v.shape == s && v.finite; };
-  std::optional<Val> p;
-  if (g.rng.chance(0.3)) p = g.pick(same);
-  return g.bounded(p ? *p : g.leaf(dt, s), bound, false);
-}
-
 // A copy of some of x's elements: bounds, finiteness and exactness carry over.
 Val elements_of(const Val& x, const Shape& shape) {
   Val r = like(x.dtype, shape, x.lo, x.hi);

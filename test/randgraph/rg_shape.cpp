@@ -9,14 +9,6 @@ namespace stax::randgraph::detail {
 
 namespace {
 
-bool among(const std::string& op, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (op == n) return true;
-  return false;
-}
-
-bool float_ok(const Val& v) { return !is_float(v.dtype) || v.exact >= 1; }
-
 // A view, cat or pad keeps what is known of the elements.
 Val keep_elements(const Val& x, const Shape& shape) {
   Val r = like(x.dtype, shape, x.lo, x.hi);

@@ -52,13 +52,6 @@ std::optional<Val> window_input(Gen& g, int rank, double bound) {
 }
 
 // A tensor of this dtype and shape, finite, |v| <= bound: a fresh leaf or one from the pool.
-Val param(Gen& g, DType dt, const Shape& s, double bound) {
-  auto same = [&](const Val& v) { return !v.scalar && v.dtype == dt && v.shape == s && v.finite; };
-  std::optional<Val> p;
-  if (g.rng.chance(0.3)) p = g.pick(same);
-  return g.bounded(p ? *p : g.leaf(dt, s), bound, false);
-}
-
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> d;
   for (int64_t k = 1; k <= n; ++k)
