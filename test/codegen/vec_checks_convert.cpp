@@ -163,6 +163,48 @@ template <typename T> void lane_reductions() {
   }
 }
 
+// reduce_max/min of floats where the order of the lanes decides the bits, and where it does not
+// (AVX2 and AVX-512 reduce by a tree when no lane is NaN and the extreme is not zero): every pair
+// of lanes p != q holding -0 and +0 as the extremes (the first zero lane's sign must win), two
+// NaNs of different signs and payloads (the first NaN lane's), and one extreme among ordinary
+// values (+-7.5, a subnormal, an infinity), against the scalar fold over the lanes.
+template <typename T> void ordered_extremes() {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  auto from_bits = [](Bits b) { T t; std::memcpy(&t, &b, sizeof t); return t; };
+  const T nan_a = from_bits(sizeof(T) == 4 ? Bits(0x7fc00123u) : Bits(0x7ff8000000000123ull));
+  const T nan_b = from_bits(sizeof(T) == 4 ? Bits(0xffc00456u) : Bits(0xfff8000000000456ull));
+  const T lone[] = {T(7.5), T(-7.5), std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                    stax_rt::inf<T>(), -stax_rt::inf<T>()};
+  auto check = [&](const T* l, const char* what, int p, int q) {
+    T mx = l[0], mn = l[0];
+    for (int k = 1; k < W; ++k) mx = stax_rt::maximum(mx, l[k]), mn = stax_rt::minimum(mn, l[k]);
+    const V<T> v = V<T>::loadu(l);
+    CHECK(agree(stax_rt::reduce_max(v), mx, kBits), "reduce_max, %s at %d and %d: %s, want %s", what, p, q,
+          show(stax_rt::reduce_max(v)).s, show(mx).s);
+    CHECK(agree(stax_rt::reduce_min(v), mn, kBits), "reduce_min, %s at %d and %d: %s, want %s", what, p, q,
+          show(stax_rt::reduce_min(v)).s, show(mn).s);
+  };
+  T l[16];
+  for (int p = 0; p < W; ++p) {
+    for (int q = 0; q < W; ++q) {
+      if (p == q) continue;
+      for (T back : {T(-1), T(1)}) {  // zeros the maximum (among -1s) or the minimum (among 1s)
+        for (int k = 0; k < W; ++k) l[k] = back;
+        l[p] = T(-0.0), l[q] = T(0.0);
+        check(l, "-0 and +0", p, q);
+      }
+      for (int k = 0; k < W; ++k) l[k] = ordinary<T>(k);
+      l[p] = nan_a, l[q] = nan_b;
+      check(l, "two NaNs", p, q);
+    }
+    for (T x : lone) {
+      for (int k = 0; k < W; ++k) l[k] = ordinary<T>(k + p);
+      l[p] = x;
+      check(l, "one extreme", p, p);
+    }
+  }
+}
+
 // A row of n values reduced with full vectors and one masked tail, as kernels do.
 template <typename T> void row_reductions(int n, Lcg& rng, bool with_nan) {
   using VT = V<T>;
@@ -205,6 +247,7 @@ template <typename T> void row_reductions(int n, Lcg& rng, bool with_nan) {
 
 template <typename T> void reductions_of() {
   lane_reductions<T>();
+  if constexpr (std::is_floating_point_v<T>) ordered_extremes<T>();
   Lcg rng(7);
   for (int n = 1; n <= 3 * W + 3; ++n) {
     row_reductions<T>(n, rng, false);

@@ -104,7 +104,10 @@ using IsaNative = STAX_VEC_NATIVE;
 //   reduce_sum               halving order on every set: lane i + W/2 added to lane i, then
 //                            i + W/4, ..., i + 1 (deterministic); ints wrap
 //   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
-//                            propagate NaN
+//                            propagate NaN (the first NaN lane's), and a zero extreme is the
+//                            first zero lane's (AVX2 and AVX-512 floats take a tree of the
+//                            instruction instead when no lane is NaN and the extreme is not
+//                            zero: the same bits)
 //   any all                  of a Mask
 //   ArgLanes, argmax/argmin_update/combine   the best number and position, and the first
 //                            NaN's position, per lane: exact (see the block at the end)

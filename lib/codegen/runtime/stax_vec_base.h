@@ -59,6 +59,16 @@ template <typename T, typename R> inline R vec_nan_pick(R a, R b, R m) {
   return (R)((bv != bv) & (av == av) ? bv : (Lanes)m);
 }
 
+// f(...f(f(lane 0, lane 1), lane 2)..., lane W-1): the lanes folded in order (reduce_max/min's
+// rule, stax_vec.h), for the instruction sets' own reductions to fall back on.
+template <typename V, typename F> inline typename V::value_type vec_fold_lanes(V a, F f) {
+  typename V::value_type l[V::size];
+  a.storeu(l);
+  typename V::value_type r = l[0];
+  for (int i = 1; i < V::size; ++i) r = f(r, l[i]);
+  return r;
+}
+
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
 // transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
 template <typename T, typename I> struct TransposeBlock {

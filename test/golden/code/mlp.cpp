@@ -758,6 +758,16 @@ template <typename T, typename R> inline R vec_nan_pick(R a, R b, R m) {
   return (R)((bv != bv) & (av == av) ? bv : (Lanes)m);
 }
 
+// f(...f(f(lane 0, lane 1), lane 2)..., lane W-1): the lanes folded in order (reduce_max/min's
+// rule, stax_vec.h), for the instruction sets' own reductions to fall back on.
+template <typename V, typename F> inline typename V::value_type vec_fold_lanes(V a, F f) {
+  typename V::value_type l[V::size];
+  a.storeu(l);
+  typename V::value_type r = l[0];
+  for (int i = 1; i < V::size; ++i) r = f(r, l[i]);
+  return r;
+}
+
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
 // transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
 template <typename T, typename I> struct TransposeBlock {
@@ -1825,6 +1835,35 @@ inline float reduce_sum(Avx2F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
+// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
+// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
+// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
+// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+#define STAX_VEC_TREE_PS(NAME, OP128)                                      \
+  inline float NAME(__m256 v) {                                           \
+    __m128 s = OP128(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
+    s = OP128(s, _mm_movehl_ps(s, s));                                   \
+    s = OP128(s, _mm_shuffle_ps(s, s, 1));                               \
+    return _mm_cvtss_f32(s);                                             \
+  }
+STAX_VEC_TREE_PS(avx2_tree_max, _mm_max_ps)
+STAX_VEC_TREE_PS(avx2_tree_min, _mm_min_ps)
+#undef STAX_VEC_TREE_PS
+inline bool avx2_any_nan(__m256 v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
+inline float reduce_max(Avx2F a) {
+  if (!avx2_any_nan(a.v)) {
+    const float m = avx2_tree_max(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+}
+inline float reduce_min(Avx2F a) {
+  if (!avx2_any_nan(a.v)) {
+    const float m = avx2_tree_min(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+}
 
 // ---- float64 ----
 #define STAX_VEC_D_BINARY(OP, INTRIN) \
@@ -1882,6 +1921,35 @@ inline double reduce_sum(Avx2D a) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
   s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
   return _mm_cvtsd_f64(s);
+}
+// reduce_max/min as for float (above).
+#define STAX_VEC_TREE_PD(NAME, OP256, OP128)                                            \
+  inline double NAME(Avx2D a) {                                                         \
+    const __m256d t = OP256(a.lo, a.hi);                                                \
+    __m128d s = OP128(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));         \
+    s = OP128(s, _mm_unpackhi_pd(s, s));                                                \
+    return _mm_cvtsd_f64(s);                                                            \
+  }
+STAX_VEC_TREE_PD(avx2_tree_max, _mm256_max_pd, _mm_max_pd)
+STAX_VEC_TREE_PD(avx2_tree_min, _mm256_min_pd, _mm_min_pd)
+#undef STAX_VEC_TREE_PD
+inline bool avx2_any_nan(Avx2D a) {
+  return (_mm256_movemask_pd(_mm256_cmp_pd(a.lo, a.lo, _CMP_UNORD_Q)) |
+          _mm256_movemask_pd(_mm256_cmp_pd(a.hi, a.hi, _CMP_UNORD_Q))) != 0;
+}
+inline double reduce_max(Avx2D a) {
+  if (!avx2_any_nan(a)) {
+    const double m = avx2_tree_max(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+}
+inline double reduce_min(Avx2D a) {
+  if (!avx2_any_nan(a)) {
+    const double m = avx2_tree_min(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----
@@ -2449,6 +2517,35 @@ inline float reduce_sum(Avx512F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
+// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
+// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
+// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
+// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+#define STAX_VEC_TREE_PS(NAME, OP256, OP128)                                                      \
+  inline float NAME(__m512 v) {                                                                  \
+    const __m256 t = OP256(_mm512_extractf32x8_ps(v, 0), _mm512_extractf32x8_ps(v, 1));       \
+    __m128 s = OP128(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));                  \
+    s = OP128(s, _mm_movehl_ps(s, s));                                                          \
+    s = OP128(s, _mm_shuffle_ps(s, s, 1));                                                      \
+    return _mm_cvtss_f32(s);                                                                    \
+  }
+STAX_VEC_TREE_PS(avx512_tree_max, _mm256_max_ps, _mm_max_ps)
+STAX_VEC_TREE_PS(avx512_tree_min, _mm256_min_ps, _mm_min_ps)
+#undef STAX_VEC_TREE_PS
+inline float reduce_max(Avx512F a) {
+  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
+    const float m = avx512_tree_max(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+}
+inline float reduce_min(Avx512F a) {
+  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
+    const float m = avx512_tree_min(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+}
 
 // ---- float64 ----
 inline Avx512D operator+(Avx512D a, Avx512D b) { return Avx512D(_mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi)); }
@@ -2505,6 +2602,35 @@ inline double reduce_sum(Avx512D a) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));
   s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
   return _mm_cvtsd_f64(s);
+}
+// reduce_max/min as for float (above).
+#define STAX_VEC_TREE_PD(NAME, OP512, OP256, OP128)                                                    \
+  inline double NAME(Avx512D a) {                                                                       \
+    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                              \
+    const __m256d u = OP256(_mm512_maskz_extractf64x4_pd(kAll8, t, 0), _mm512_maskz_extractf64x4_pd(kAll8, t, 1)); \
+    __m128d s = OP128(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));                         \
+    s = OP128(s, _mm_unpackhi_pd(s, s));                                                                \
+    return _mm_cvtsd_f64(s);                                                                            \
+  }
+STAX_VEC_TREE_PD(avx512_tree_max, _mm512_maskz_max_pd, _mm256_max_pd, _mm_max_pd)
+STAX_VEC_TREE_PD(avx512_tree_min, _mm512_maskz_min_pd, _mm256_min_pd, _mm_min_pd)
+#undef STAX_VEC_TREE_PD
+inline bool avx512_any_nan(Avx512D a) {
+  return (_mm512_cmp_pd_mask(a.lo, a.lo, _CMP_UNORD_Q) | _mm512_cmp_pd_mask(a.hi, a.hi, _CMP_UNORD_Q)) != 0;
+}
+inline double reduce_max(Avx512D a) {
+  if (!avx512_any_nan(a)) {
+    const double m = avx512_tree_max(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+}
+inline double reduce_min(Avx512D a) {
+  if (!avx512_any_nan(a)) {
+    const double m = avx512_tree_min(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----
@@ -2795,7 +2921,10 @@ using IsaNative = STAX_VEC_NATIVE;
 //   reduce_sum               halving order on every set: lane i + W/2 added to lane i, then
 //                            i + W/4, ..., i + 1 (deterministic); ints wrap
 //   reduce_prod/max/min      lanes folded in order 0..W-1 with the scalar operation; max/min
-//                            propagate NaN
+//                            propagate NaN (the first NaN lane's), and a zero extreme is the
+//                            first zero lane's (AVX2 and AVX-512 floats take a tree of the
+//                            instruction instead when no lane is NaN and the extreme is not
+//                            zero: the same bits)
 //   any all                  of a Mask
 //   ArgLanes, argmax/argmin_update/combine   the best number and position, and the first
 //                            NaN's position, per lane: exact (see the block at the end)

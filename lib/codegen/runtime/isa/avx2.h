@@ -36,6 +36,8 @@
 //   memory             loads and stores move bits; vmaskmovps/pd, vpmaskmovd/q neither read nor
 //                      write (nor fault on) lanes whose mask is clear: tails and load_masked.
 //   reduce_sum         the layer's halving order (stax_vec.h): lanes i + 4, i + 2, i + 1 into i.
+//   reduce_max/min     floats: a vmaxps/vminps tree when vcmpps(UNORD) finds no NaN and the
+//                      extreme is not zero (the bits of the in-order fold, which runs otherwise).
 //   transcendentals    SLEEF's AVX2 functions (1 ULP, erfc 1.5; C99 Annex F special values),
 //                      float32 exp, erf, tanh inline (stax_vec.h): NaN where the scalar SLEEF
 //                      gives NaN, the same zeros and infinities, else within the two errors.
@@ -333,6 +335,35 @@ inline float reduce_sum(Avx2F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
+// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
+// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
+// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
+// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+#define STAX_VEC_TREE_PS(NAME, OP128)                                      \
+  inline float NAME(__m256 v) {                                           \
+    __m128 s = OP128(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
+    s = OP128(s, _mm_movehl_ps(s, s));                                   \
+    s = OP128(s, _mm_shuffle_ps(s, s, 1));                               \
+    return _mm_cvtss_f32(s);                                             \
+  }
+STAX_VEC_TREE_PS(avx2_tree_max, _mm_max_ps)
+STAX_VEC_TREE_PS(avx2_tree_min, _mm_min_ps)
+#undef STAX_VEC_TREE_PS
+inline bool avx2_any_nan(__m256 v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
+inline float reduce_max(Avx2F a) {
+  if (!avx2_any_nan(a.v)) {
+    const float m = avx2_tree_max(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+}
+inline float reduce_min(Avx2F a) {
+  if (!avx2_any_nan(a.v)) {
+    const float m = avx2_tree_min(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+}
 
 // ---- float64 ----
 #define STAX_VEC_D_BINARY(OP, INTRIN) \
@@ -390,6 +421,35 @@ inline double reduce_sum(Avx2D a) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
   s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
   return _mm_cvtsd_f64(s);
+}
+// reduce_max/min as for float (above).
+#define STAX_VEC_TREE_PD(NAME, OP256, OP128)                                            \
+  inline double NAME(Avx2D a) {                                                         \
+    const __m256d t = OP256(a.lo, a.hi);                                                \
+    __m128d s = OP128(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));         \
+    s = OP128(s, _mm_unpackhi_pd(s, s));                                                \
+    return _mm_cvtsd_f64(s);                                                            \
+  }
+STAX_VEC_TREE_PD(avx2_tree_max, _mm256_max_pd, _mm_max_pd)
+STAX_VEC_TREE_PD(avx2_tree_min, _mm256_min_pd, _mm_min_pd)
+#undef STAX_VEC_TREE_PD
+inline bool avx2_any_nan(Avx2D a) {
+  return (_mm256_movemask_pd(_mm256_cmp_pd(a.lo, a.lo, _CMP_UNORD_Q)) |
+          _mm256_movemask_pd(_mm256_cmp_pd(a.hi, a.hi, _CMP_UNORD_Q))) != 0;
+}
+inline double reduce_max(Avx2D a) {
+  if (!avx2_any_nan(a)) {
+    const double m = avx2_tree_max(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+}
+inline double reduce_min(Avx2D a) {
+  if (!avx2_any_nan(a)) {
+    const double m = avx2_tree_min(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----

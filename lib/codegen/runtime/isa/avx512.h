@@ -43,6 +43,8 @@
 //                      first(n) is lanes [0, n) for 0 <= n (all lanes from n = 16).
 //   reduce_sum         the halving order of the layer (stax_vec.h): lanes i + 8, i + 4, i + 2,
 //                      i + 1 added to lane i.
+//   reduce_max/min     floats: a vmaxps/vminps tree when vcmpps(UNORD) finds no NaN and the
+//                      extreme is not zero (the bits of the in-order fold, which runs otherwise).
 //   transcendentals    SLEEF's AVX-512F functions (at most 1 ULP, erfc 1.5; C99 Annex F special
 //                      values), float32 exp, erf and tanh inline (stax_vec.h): on the edge values
 //                      NaN where the scalar SLEEF gives NaN, the same zeros and infinities, other
@@ -329,6 +331,35 @@ inline float reduce_sum(Avx512F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
+// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
+// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
+// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
+// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+#define STAX_VEC_TREE_PS(NAME, OP256, OP128)                                                      \
+  inline float NAME(__m512 v) {                                                                  \
+    const __m256 t = OP256(_mm512_extractf32x8_ps(v, 0), _mm512_extractf32x8_ps(v, 1));       \
+    __m128 s = OP128(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));                  \
+    s = OP128(s, _mm_movehl_ps(s, s));                                                          \
+    s = OP128(s, _mm_shuffle_ps(s, s, 1));                                                      \
+    return _mm_cvtss_f32(s);                                                                    \
+  }
+STAX_VEC_TREE_PS(avx512_tree_max, _mm256_max_ps, _mm_max_ps)
+STAX_VEC_TREE_PS(avx512_tree_min, _mm256_min_ps, _mm_min_ps)
+#undef STAX_VEC_TREE_PS
+inline float reduce_max(Avx512F a) {
+  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
+    const float m = avx512_tree_max(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+}
+inline float reduce_min(Avx512F a) {
+  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
+    const float m = avx512_tree_min(a.v);
+    if (m != 0.0f) return m;
+  }
+  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+}
 
 // ---- float64 ----
 inline Avx512D operator+(Avx512D a, Avx512D b) { return Avx512D(_mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi)); }
@@ -385,6 +416,35 @@ inline double reduce_sum(Avx512D a) {
   __m128d s = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));
   s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
   return _mm_cvtsd_f64(s);
+}
+// reduce_max/min as for float (above).
+#define STAX_VEC_TREE_PD(NAME, OP512, OP256, OP128)                                                    \
+  inline double NAME(Avx512D a) {                                                                       \
+    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                              \
+    const __m256d u = OP256(_mm512_maskz_extractf64x4_pd(kAll8, t, 0), _mm512_maskz_extractf64x4_pd(kAll8, t, 1)); \
+    __m128d s = OP128(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));                         \
+    s = OP128(s, _mm_unpackhi_pd(s, s));                                                                \
+    return _mm_cvtsd_f64(s);                                                                            \
+  }
+STAX_VEC_TREE_PD(avx512_tree_max, _mm512_maskz_max_pd, _mm256_max_pd, _mm_max_pd)
+STAX_VEC_TREE_PD(avx512_tree_min, _mm512_maskz_min_pd, _mm256_min_pd, _mm_min_pd)
+#undef STAX_VEC_TREE_PD
+inline bool avx512_any_nan(Avx512D a) {
+  return (_mm512_cmp_pd_mask(a.lo, a.lo, _CMP_UNORD_Q) | _mm512_cmp_pd_mask(a.hi, a.hi, _CMP_UNORD_Q)) != 0;
+}
+inline double reduce_max(Avx512D a) {
+  if (!avx512_any_nan(a)) {
+    const double m = avx512_tree_max(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+}
+inline double reduce_min(Avx512D a) {
+  if (!avx512_any_nan(a)) {
+    const double m = avx512_tree_min(a);
+    if (m != 0.0) return m;
+  }
+  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----
