@@ -69,6 +69,16 @@ template <typename V, typename F> inline typename V::value_type vec_fold_lanes(V
   return r;
 }
 
+// reduce_max/min of a float vector, the in-order fold of `op` (stax_vec.h), given `tree`: the
+// extreme found by the set's own max/min instruction in any order. With no NaN lane and a nonzero
+// extreme, every lane equal to it has its bits, so `tree` is the fold's answer; a NaN (the fold
+// gives the first NaN lane's payload) or a zero extreme (the first zero lane's sign) folds.
+template <typename V, typename Op>
+inline typename V::value_type vec_ordered_extreme(V a, typename V::value_type tree, Op op) {
+  if (!any(isnan(a)) && tree != 0) return tree;
+  return vec_fold_lanes(a, op);
+}
+
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
 // transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
 template <typename T, typename I> struct TransposeBlock {

@@ -768,6 +768,16 @@ template <typename V, typename F> inline typename V::value_type vec_fold_lanes(V
   return r;
 }
 
+// reduce_max/min of a float vector, the in-order fold of `op` (stax_vec.h), given `tree`: the
+// extreme found by the set's own max/min instruction in any order. With no NaN lane and a nonzero
+// extreme, every lane equal to it has its bits, so `tree` is the fold's answer; a NaN (the fold
+// gives the first NaN lane's payload) or a zero extreme (the first zero lane's sign) folds.
+template <typename V, typename Op>
+inline typename V::value_type vec_ordered_extreme(V a, typename V::value_type tree, Op op) {
+  if (!any(isnan(a)) && tree != 0) return tree;
+  return vec_fold_lanes(a, op);
+}
+
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < size: one block of a tile
 // transpose (stax_vec.h, transpose_tile). One element unless an instruction set specializes it.
 template <typename T, typename I> struct TransposeBlock {
@@ -1835,10 +1845,7 @@ inline float reduce_sum(Avx2F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
-// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
-// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
-// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
-// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+// reduce_max/min: the vmaxps/vminps tree, taken when it gives the fold's bits (vec_ordered_extreme).
 #define STAX_VEC_TREE_PS(NAME, OP128)                                      \
   inline float NAME(__m256 v) {                                           \
     __m128 s = OP128(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
@@ -1849,20 +1856,11 @@ inline float reduce_sum(Avx2F a) {
 STAX_VEC_TREE_PS(avx2_tree_max, _mm_max_ps)
 STAX_VEC_TREE_PS(avx2_tree_min, _mm_min_ps)
 #undef STAX_VEC_TREE_PS
-inline bool avx2_any_nan(__m256 v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
 inline float reduce_max(Avx2F a) {
-  if (!avx2_any_nan(a.v)) {
-    const float m = avx2_tree_max(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_max(a.v), [](float x, float y) { return maximum(x, y); });
 }
 inline float reduce_min(Avx2F a) {
-  if (!avx2_any_nan(a.v)) {
-    const float m = avx2_tree_min(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_min(a.v), [](float x, float y) { return minimum(x, y); });
 }
 
 // ---- float64 ----
@@ -1933,23 +1931,11 @@ inline double reduce_sum(Avx2D a) {
 STAX_VEC_TREE_PD(avx2_tree_max, _mm256_max_pd, _mm_max_pd)
 STAX_VEC_TREE_PD(avx2_tree_min, _mm256_min_pd, _mm_min_pd)
 #undef STAX_VEC_TREE_PD
-inline bool avx2_any_nan(Avx2D a) {
-  return (_mm256_movemask_pd(_mm256_cmp_pd(a.lo, a.lo, _CMP_UNORD_Q)) |
-          _mm256_movemask_pd(_mm256_cmp_pd(a.hi, a.hi, _CMP_UNORD_Q))) != 0;
-}
 inline double reduce_max(Avx2D a) {
-  if (!avx2_any_nan(a)) {
-    const double m = avx2_tree_max(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_max(a), [](double x, double y) { return maximum(x, y); });
 }
 inline double reduce_min(Avx2D a) {
-  if (!avx2_any_nan(a)) {
-    const double m = avx2_tree_min(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_min(a), [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----
@@ -2517,10 +2503,7 @@ inline float reduce_sum(Avx512F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
-// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
-// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
-// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
-// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+// reduce_max/min: the vmaxps/vminps tree, taken when it gives the fold's bits (vec_ordered_extreme).
 #define STAX_VEC_TREE_PS(NAME, OP256, OP128)                                                      \
   inline float NAME(__m512 v) {                                                                  \
     const __m256 t = OP256(_mm512_extractf32x8_ps(v, 0), _mm512_extractf32x8_ps(v, 1));       \
@@ -2533,18 +2516,10 @@ STAX_VEC_TREE_PS(avx512_tree_max, _mm256_max_ps, _mm_max_ps)
 STAX_VEC_TREE_PS(avx512_tree_min, _mm256_min_ps, _mm_min_ps)
 #undef STAX_VEC_TREE_PS
 inline float reduce_max(Avx512F a) {
-  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
-    const float m = avx512_tree_max(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_max(a.v), [](float x, float y) { return maximum(x, y); });
 }
 inline float reduce_min(Avx512F a) {
-  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
-    const float m = avx512_tree_min(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_min(a.v), [](float x, float y) { return minimum(x, y); });
 }
 
 // ---- float64 ----
@@ -2606,7 +2581,7 @@ inline double reduce_sum(Avx512D a) {
 // reduce_max/min as for float (above).
 #define STAX_VEC_TREE_PD(NAME, OP512, OP256, OP128)                                                    \
   inline double NAME(Avx512D a) {                                                                       \
-    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                              \
+    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                         \
     const __m256d u = OP256(_mm512_maskz_extractf64x4_pd(kAll8, t, 0), _mm512_maskz_extractf64x4_pd(kAll8, t, 1)); \
     __m128d s = OP128(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));                         \
     s = OP128(s, _mm_unpackhi_pd(s, s));                                                                \
@@ -2615,22 +2590,11 @@ inline double reduce_sum(Avx512D a) {
 STAX_VEC_TREE_PD(avx512_tree_max, _mm512_maskz_max_pd, _mm256_max_pd, _mm_max_pd)
 STAX_VEC_TREE_PD(avx512_tree_min, _mm512_maskz_min_pd, _mm256_min_pd, _mm_min_pd)
 #undef STAX_VEC_TREE_PD
-inline bool avx512_any_nan(Avx512D a) {
-  return (_mm512_cmp_pd_mask(a.lo, a.lo, _CMP_UNORD_Q) | _mm512_cmp_pd_mask(a.hi, a.hi, _CMP_UNORD_Q)) != 0;
-}
 inline double reduce_max(Avx512D a) {
-  if (!avx512_any_nan(a)) {
-    const double m = avx512_tree_max(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_max(a), [](double x, double y) { return maximum(x, y); });
 }
 inline double reduce_min(Avx512D a) {
-  if (!avx512_any_nan(a)) {
-    const double m = avx512_tree_min(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_min(a), [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----

@@ -335,10 +335,7 @@ inline float reduce_sum(Avx2F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
-// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
-// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
-// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
-// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+// reduce_max/min: the vmaxps/vminps tree, taken when it gives the fold's bits (vec_ordered_extreme).
 #define STAX_VEC_TREE_PS(NAME, OP128)                                      \
   inline float NAME(__m256 v) {                                           \
     __m128 s = OP128(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)); \
@@ -349,20 +346,11 @@ inline float reduce_sum(Avx2F a) {
 STAX_VEC_TREE_PS(avx2_tree_max, _mm_max_ps)
 STAX_VEC_TREE_PS(avx2_tree_min, _mm_min_ps)
 #undef STAX_VEC_TREE_PS
-inline bool avx2_any_nan(__m256 v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
 inline float reduce_max(Avx2F a) {
-  if (!avx2_any_nan(a.v)) {
-    const float m = avx2_tree_max(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_max(a.v), [](float x, float y) { return maximum(x, y); });
 }
 inline float reduce_min(Avx2F a) {
-  if (!avx2_any_nan(a.v)) {
-    const float m = avx2_tree_min(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_min(a.v), [](float x, float y) { return minimum(x, y); });
 }
 
 // ---- float64 ----
@@ -433,23 +421,11 @@ inline double reduce_sum(Avx2D a) {
 STAX_VEC_TREE_PD(avx2_tree_max, _mm256_max_pd, _mm_max_pd)
 STAX_VEC_TREE_PD(avx2_tree_min, _mm256_min_pd, _mm_min_pd)
 #undef STAX_VEC_TREE_PD
-inline bool avx2_any_nan(Avx2D a) {
-  return (_mm256_movemask_pd(_mm256_cmp_pd(a.lo, a.lo, _CMP_UNORD_Q)) |
-          _mm256_movemask_pd(_mm256_cmp_pd(a.hi, a.hi, _CMP_UNORD_Q))) != 0;
-}
 inline double reduce_max(Avx2D a) {
-  if (!avx2_any_nan(a)) {
-    const double m = avx2_tree_max(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_max(a), [](double x, double y) { return maximum(x, y); });
 }
 inline double reduce_min(Avx2D a) {
-  if (!avx2_any_nan(a)) {
-    const double m = avx2_tree_min(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx2_tree_min(a), [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----

@@ -331,10 +331,7 @@ inline float reduce_sum(Avx512F a) {
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
 }
-// reduce_max/min: the layer's in-order fold (stax_vec.h), by a tree of vmaxps/vminps when no lane
-// is NaN and the extreme is not zero. Every lane equal to such an extreme has its bits, so any
-// order gives the fold's answer; a NaN (the fold gives the first NaN lane's payload) or a zero
-// extreme (the first zero lane's sign) takes the fold itself. The tree's vmaxps/vminps see no NaN.
+// reduce_max/min: the vmaxps/vminps tree, taken when it gives the fold's bits (vec_ordered_extreme).
 #define STAX_VEC_TREE_PS(NAME, OP256, OP128)                                                      \
   inline float NAME(__m512 v) {                                                                  \
     const __m256 t = OP256(_mm512_extractf32x8_ps(v, 0), _mm512_extractf32x8_ps(v, 1));       \
@@ -347,18 +344,10 @@ STAX_VEC_TREE_PS(avx512_tree_max, _mm256_max_ps, _mm_max_ps)
 STAX_VEC_TREE_PS(avx512_tree_min, _mm256_min_ps, _mm_min_ps)
 #undef STAX_VEC_TREE_PS
 inline float reduce_max(Avx512F a) {
-  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
-    const float m = avx512_tree_max(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_max(a.v), [](float x, float y) { return maximum(x, y); });
 }
 inline float reduce_min(Avx512F a) {
-  if (_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q) == 0) {
-    const float m = avx512_tree_min(a.v);
-    if (m != 0.0f) return m;
-  }
-  return vec_fold_lanes(a, [](float x, float y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_min(a.v), [](float x, float y) { return minimum(x, y); });
 }
 
 // ---- float64 ----
@@ -420,7 +409,7 @@ inline double reduce_sum(Avx512D a) {
 // reduce_max/min as for float (above).
 #define STAX_VEC_TREE_PD(NAME, OP512, OP256, OP128)                                                    \
   inline double NAME(Avx512D a) {                                                                       \
-    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                              \
+    const __m512d t = OP512(kAll8, a.lo, a.hi);                                                         \
     const __m256d u = OP256(_mm512_maskz_extractf64x4_pd(kAll8, t, 0), _mm512_maskz_extractf64x4_pd(kAll8, t, 1)); \
     __m128d s = OP128(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));                         \
     s = OP128(s, _mm_unpackhi_pd(s, s));                                                                \
@@ -429,22 +418,11 @@ inline double reduce_sum(Avx512D a) {
 STAX_VEC_TREE_PD(avx512_tree_max, _mm512_maskz_max_pd, _mm256_max_pd, _mm_max_pd)
 STAX_VEC_TREE_PD(avx512_tree_min, _mm512_maskz_min_pd, _mm256_min_pd, _mm_min_pd)
 #undef STAX_VEC_TREE_PD
-inline bool avx512_any_nan(Avx512D a) {
-  return (_mm512_cmp_pd_mask(a.lo, a.lo, _CMP_UNORD_Q) | _mm512_cmp_pd_mask(a.hi, a.hi, _CMP_UNORD_Q)) != 0;
-}
 inline double reduce_max(Avx512D a) {
-  if (!avx512_any_nan(a)) {
-    const double m = avx512_tree_max(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return maximum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_max(a), [](double x, double y) { return maximum(x, y); });
 }
 inline double reduce_min(Avx512D a) {
-  if (!avx512_any_nan(a)) {
-    const double m = avx512_tree_min(a);
-    if (m != 0.0) return m;
-  }
-  return vec_fold_lanes(a, [](double x, double y) { return minimum(x, y); });
+  return vec_ordered_extreme(a, avx512_tree_min(a), [](double x, double y) { return minimum(x, y); });
 }
 
 // ---- int32 (wrapping) ----
