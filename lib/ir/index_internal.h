@@ -1,5 +1,6 @@
-// Internals shared by index.cpp, simplify.cpp and expr.cpp (its hash): the node layout and the range-aware
-// factories (the public factories are these with no ranges: every variable in [0, inf)).
+// Internals shared by index.cpp, simplify.cpp and expr.cpp (its hash): the node layout and the
+// range-aware factories (the public factories are these with no ranges: every variable in
+// [0, inf)).
 #pragma once
 
 #include <cstdint>
