@@ -6,15 +6,18 @@
 //   conv_bench [--threads 1,2] [--reps N] [--seconds S] [--only TEXT] [--check] [--cold]
 //
 // staxc's side is what generated code runs for a constant weight: stax_rt::conv_run with the
-// weights packed ahead (once, outside the timing), the bias added in its tiles; "packed patches"
+// weights packed ahead (once, outside the timing), the bias added in its tiles; "other path"
 // is the same call made to pack the patches block by block (conv_run's `shift` = 0) where the
-// default reads them from the shifted input (stax_conv_shift.h). OpenBLAS's side
+// default reads them from the shifted input (stax_conv_shift.h), or, for a layer the default
+// computes by F(2 x 2, 3 x 3) (stax_conv_wino.h), the GEMM's own path for it (`wino` false,
+// the weights packed for the GEMM). OpenBLAS's side
 // is the classic lowering: the patches written whole into an im2col buffer (allocated once,
 // written on every call and timed: it is part of that method), one sgemm, then the bias. Both
 // sides are called alternately (one call of each in turn), the median of N calls after two
 // warm-up calls each (N from --seconds per side, between 5 and --reps). GFLOP/s counts
-// 2 Cout K OH OW per convolution, K = Cin KH KW. `--check` compares the results with OpenBLAS's
-// and the two paths of staxc with each other (the same summation order: equal bits).
+// 2 Cout K OH OW per convolution, K = Cin KH KW (F(2 x 2, 3 x 3) counted as the direct sum's
+// work). `--check` compares the results with OpenBLAS's and the two paths of staxc with each
+// other (the same summation order, equal bits, unless one is F(2 x 2, 3 x 3)).
 //
 // Build (scripts/bench_conv.sh does it; -O2 as generated code is built):
 //   g++ -std=c++17 -O2 -march=native -fopenmp -Ilib/codegen/runtime
@@ -170,8 +173,10 @@ void run_layer(const Layer& l, int threads, const Options& o) {
   const std::size_t wbytes = sizeof(float) * w0.size();
   const std::size_t copies = o.cold ? std::max<std::size_t>(2, (std::size_t(128) << 20) / wbytes + 1) : 1;
   std::vector<std::vector<float>> ws(copies, w0);
-  std::vector<const float*> packs;
+  const bool wino = stax_rt::conv_wino_pays<float, Isa>(s);
+  std::vector<const float*> packs, gemm_packs;
   for (const auto& w : ws) packs.push_back(stax_rt::conv_pack_weights<float, Isa>(s, w.data()));
+  for (const auto& w : ws) gemm_packs.push_back(stax_rt::conv_pack_weights<float, Isa>(s, w.data(), false));
   // (Each of the three reads its own third of the copies: reading the copy another had just read,
   // the second and third found it in L3.)
   std::size_t call_a = 0, call_b = 2 * copies / 3, call_c = copies / 3;
@@ -182,9 +187,10 @@ void run_layer(const Layer& l, int threads, const Options& o) {
     const std::size_t i = call_a++ % copies;
     stax_rt::conv_run<float, Isa>(s, x.data(), ws[i].data(), packs[i], bias.data(), a.data());
   };
-  auto packing = [&] {  // the patches packed block by block, not read from the shifted input
+  auto packing = [&] {  // the patches packed block by block, or the GEMM's path for F(2 x 2, 3 x 3)
     const std::size_t i = call_c++ % copies;
-    stax_rt::conv_run<float, Isa>(s, x.data(), ws[i].data(), packs[i], bias.data(), c.data(), stax_rt::ConvNoEpilogue(), 0);
+    stax_rt::conv_run<float, Isa>(s, x.data(), ws[i].data(), gemm_packs[i], bias.data(), c.data(),
+                                  stax_rt::ConvNoEpilogue(), wino ? -1 : 0, false);
   };
   auto theirs = [&] { im2col_sgemm(s, x.data(), ws[call_b++ % copies].data(), bias.data(), col.data(), b.data()); };
   for (int i = 0; i < 2; ++i) ours(), packing(), theirs();
@@ -212,11 +218,16 @@ void run_layer(const Layer& l, int threads, const Options& o) {
   if (o.check) {
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
-    std::printf("   max |diff| %.2g, packed path %s", worst,
-                std::memcmp(a.data(), c.data(), a.size() * sizeof(float)) == 0 ? "bitwise equal" : "DIFFERS");
+    double other = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) other = std::max(other, static_cast<double>(std::fabs(a[i] - c[i])));
+    if (wino) std::printf("   max |diff| %.2g, F(2x2,3x3) against the GEMM's path %.2g", worst, other);
+    else
+      std::printf("   max |diff| %.2g, packed path %s", worst,
+                  std::memcmp(a.data(), c.data(), a.size() * sizeof(float)) == 0 ? "bitwise equal" : "DIFFERS");
   }
   std::printf("\n");
   for (const float* p : packs) ::operator delete(const_cast<float*>(p), std::align_val_t(64));
+  for (const float* p : gemm_packs) ::operator delete(const_cast<float*>(p), std::align_val_t(64));
 }
 
 // ---- depthwise: the channels in the lanes against the loops over planes ----
@@ -303,7 +314,7 @@ int main(int argc, char** argv) {
   std::printf("ResNet-18 convolutions, batch 1, float32, %s; OMP_WAIT_POLICY=%s; weights %s\n", Isa::name,
               policy ? policy : "(default)", o.cold ? "from memory (--cold)" : "in the caches");
   std::printf("%-20s %4s %4s %4s %6s %7s %10s %10s %10s %7s\n", "layer", "Cin", "Cout", "OH", "K", "threads", "staxc GF/s",
-              "packed pat",
+              "other path",
               "im2col+BLAS", "ratio");
   for (int threads : o.threads)
     for (const Layer& l : kLayers)

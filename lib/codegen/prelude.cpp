@@ -107,7 +107,8 @@ std::vector<std::string> runtime_files() {
   std::vector<std::string> files = {"stax_prelude.h", "stax_vec_base.h"};
   for (const IsaRecord& r : isa_table()) files.emplace_back(r.runtime);
   files.emplace_back("stax_vec.h");
-  for (const char* gemm : {"stax_gemm_pack.h", "stax_gemm_kernel.h", "stax_gemm.h", "stax_conv.h", "stax_conv_shift.h"}) files.emplace_back(gemm);
+  for (const char* gemm : {"stax_gemm_pack.h", "stax_gemm_kernel.h", "stax_gemm.h", "stax_conv.h", "stax_conv_shift.h",
+                           "stax_conv_wino.h"}) files.emplace_back(gemm);
   return files;
 }
 

@@ -52,10 +52,31 @@ template <typename T> ConvData<T> data_for(const ConvShape& s, uint64_t seed) {
   return d;
 }
 
-// Checks out against the naive sum; returns the number of bad elements.
+// The magnitude F(2 x 2, 3 x 3) bounds its error by (docs/graph-format.md, "Precise rules"):
+// |bias| + the sum over input channels of (sum of |x| over the 4 x 4 input patch of the output's
+// 2 x 2 tile) x (sum of |w| over the 3 x 3 kernel).
+template <typename T>
+long double wino_magnitude(const ConvShape& s, const ConvData<T>& d, bool with_bias, int64_t n, int64_t o, int64_t oh,
+                           int64_t ow) {
+  long double mag = with_bias ? std::fabs(static_cast<long double>(d.bias[static_cast<std::size_t>(o)])) : 0;
+  const int64_t y0 = oh / 2 * 2 - s.ph, x0 = ow / 2 * 2 - s.pw;
+  for (int64_t ci = 0; ci < s.c; ++ci) {
+    long double patch = 0, kernel = 0;
+    for (int64_t y = y0; y < y0 + 4; ++y)
+      for (int64_t x = x0; x < x0 + 4; ++x)
+        if (y >= 0 && y < s.h && x >= 0 && x < s.w)
+          patch += std::fabs(static_cast<long double>(d.x[static_cast<std::size_t>(((n * s.c + ci) * s.h + y) * s.w + x)]));
+    for (int64_t k = 0; k < 9; ++k) kernel += std::fabs(static_cast<long double>(d.w[static_cast<std::size_t>((o * s.c + ci) * 9 + k)]));
+    mag += patch * kernel;
+  }
+  return mag;
+}
+
+// Checks out against the naive sum; returns the number of bad elements. `wino`: within F(2 x 2,
+// 3 x 3)'s bound rather than the direct sum's.
 template <typename T>
 int check_against_naive(const ConvShape& s, const ConvData<T>& d, bool with_bias, const std::vector<T>& out,
-                        const char* how) {
+                        const char* how, bool wino = false) {
   int bad = 0;
   const int64_t K = s.k();
   for (int64_t n = 0; n < s.n; ++n)
@@ -76,6 +97,7 @@ int check_against_naive(const ConvShape& s, const ConvData<T>& d, bool with_bias
                 mag += std::fabs(p);
               }
           const T got = out[static_cast<std::size_t>(((n * s.cout + o) * s.oh + oh) * s.ow + ow)];
+          if (wino) mag = wino_magnitude(s, d, with_bias, n, o, oh, ow);
           if (!(std::fabs(static_cast<long double>(got) - sum) <= error_bound<T>(K + 1, mag))) {
             if (bad == 0)
               CHECK(false, "%s (%s): out[%lld][%lld][%lld][%lld] = %.9g, exact %.9Lg", describe(s).c_str(), how,
@@ -90,12 +112,13 @@ int check_against_naive(const ConvShape& s, const ConvData<T>& d, bool with_bias
 
 // `shift`: conv_run's choice of path for the patches (-1 its own, 0 packed, 1 read in place from
 // the shifted input where the kernel has several taps).
+// `wino` false: the GEMM's paths where F(2 x 2, 3 x 3) would pay.
 template <typename T>
-std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool packed, int shift = -1) {
+std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool packed, int shift = -1, bool wino = true) {
   std::vector<T> out(static_cast<std::size_t>(s.n * s.cout * s.oh * s.ow), T(12345));
-  const T* wp = packed ? stax_rt::conv_pack_weights<T, Isa>(s, d.w.data()) : nullptr;
+  const T* wp = packed ? stax_rt::conv_pack_weights<T, Isa>(s, d.w.data(), wino) : nullptr;
   stax_rt::conv_run<T, Isa>(s, d.x.data(), d.w.data(), wp, bias ? d.bias.data() : nullptr, out.data(),
-                            stax_rt::ConvNoEpilogue(), shift);
+                            stax_rt::ConvNoEpilogue(), shift, wino);
   ::operator delete(const_cast<T*>(wp), std::align_val_t(64));
   return out;
 }
@@ -104,14 +127,23 @@ std::vector<T> run(const ConvShape& s, const ConvData<T>& d, bool bias, bool pac
 // shifted input, which give the same bits) and through the direct loops.
 template <typename T> void check_shape(ConvShape s, uint64_t seed) {
   const ConvData<T> d = data_for<T>(s, seed);
+  const bool wino = stax_rt::conv_wino_pays<T, Isa>(s);  // weights packed ahead: F(2 x 2, 3 x 3)
   for (int shift : {0, 1}) {
     const char* how = shift == 0 ? "patches packed" : "patches read in place";
     const std::vector<T> per_call = run(s, d, true, false, shift), ahead = run(s, d, false, true, shift);
     check_against_naive(s, d, true, per_call, (std::string("GEMM, bias, weights packed per call, ") + how).c_str());
-    check_against_naive(s, d, false, ahead, (std::string("GEMM, no bias, weights packed ahead, ") + how).c_str());
+    check_against_naive(s, d, false, ahead,
+                        (std::string(wino ? "F(2 x 2, 3 x 3), no bias, " : "GEMM, no bias, weights packed ahead, ") + how).c_str(),
+                        wino);
     const std::vector<T> other = run(s, d, true, false, 1 - shift);
     CHECK(std::memcmp(per_call.data(), other.data(), other.size() * sizeof(T)) == 0,
           "%s: the bits differ between the patches packed and read in place", describe(s).c_str());
+    if (wino) {  // the GEMM's paths with the weights packed ahead: the bits of packing them per call
+      const std::vector<T> gemm = run(s, d, true, true, shift, false);
+      CHECK(std::memcmp(per_call.data(), gemm.data(), gemm.size() * sizeof(T)) == 0,
+            "%s: without F(2 x 2, 3 x 3) the bits differ between the weights packed ahead and per call",
+            describe(s).c_str());
+    }
   }
   s.direct = 1;
   const std::vector<T> direct = run(s, d, true, true);
@@ -163,6 +195,10 @@ const int64_t kShapes[][11] = {
     {1, 17, 5, 6, 17, 3, 3, 1, 1, 2, 17},      // the same, dilated, rows narrower than a transpose block
     {1, 6, 1, 20, 6, 1, 3, 1, 1, 1, 6},        // the same, conv1d
     {2, 48, 21, 19, 64, 1, 1, 2, 0, 1, 1},     // a downsample of K under 256: C^T read in place on 16 lanes
+    {1, 16, 23, 37, 20, 3, 3, 1, 1, 1, 1},     // F(2 x 2, 3 x 3) ahead: odd output sides, rows of 19 tiles across units
+    {3, 24, 11, 11, 17, 3, 3, 1, 0, 1, 1},     // the same without padding (9 x 9 outputs), batch 3, a short panel of rows
+    {2, 20, 8, 40, 33, 3, 3, 1, 2, 1, 1},      // the same, padding 2 (10 x 42), rows of 21 tiles over a vector
+    {1, 256, 30, 10, 24, 3, 3, 1, 1, 1, 1},    // the same, the most input channels (a unit of one panel)
 };
 
 // When a thread's buffers cannot be allocated: on the worker threads (the calling thread's
@@ -180,7 +216,8 @@ void check_short_of_memory() {
     const ConvData<float> d = data_for<float>(s, 31);
     std::vector<std::vector<float>> outs;
     for (int mode : {2, 1, 0}) {
-      const float* wp = stax_rt::conv_pack_weights<float, Isa>(s, d.w.data());  // before the failures
+      // Before the failures; per call where packing ahead would take F(2 x 2, 3 x 3) (checked below).
+      const float* wp = stax_rt::conv_wino_pays<float, Isa>(s) ? nullptr : stax_rt::conv_pack_weights<float, Isa>(s, d.w.data());
       __atomic_store_n(&stax_gemm_checks_fail_alloc, mode, __ATOMIC_RELAXED);
       std::vector<float> out(static_cast<std::size_t>(s.n * s.cout * s.oh * s.ow), 12345.0f);
       stax_rt::conv_run<float, Isa>(s, d.x.data(), d.w.data(), wp, d.bias.data(), out.data());
@@ -193,6 +230,26 @@ void check_short_of_memory() {
     CHECK(outs[0] == outs[2] && outs[1] == outs[2], "%s: the bits differ when buffers cannot be allocated",
           describe(s).c_str());
   }
+  // F(2 x 2, 3 x 3) without its buffers: the GEMM with the weights packed per call, its bits. On 8
+  // threads the calling thread's buffer must hold 8 units' transforms, more than any check before.
+  const ConvShape wino = shape(1, 64, 64, 64, 32, 3, 3, 1, 1, 1, 1);
+  const ConvData<float> dw = data_for<float>(wino, 41);
+  CHECK((stax_rt::conv_wino_pays<float, Isa>(wino)), "%s: not F(2 x 2, 3 x 3)", describe(wino).c_str());
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(8);
+  const std::vector<float> per_call = run(wino, dw, true, false);
+  for (int mode : {2, 0}) {
+    const float* wp = stax_rt::conv_pack_weights<float, Isa>(wino, dw.w.data());
+    __atomic_store_n(&stax_gemm_checks_fail_alloc, mode, __ATOMIC_RELAXED);
+    std::vector<float> out(static_cast<std::size_t>(wino.cout * wino.oh * wino.ow), 12345.0f);
+    stax_rt::conv_run<float, Isa>(wino, dw.x.data(), dw.w.data(), wp, dw.bias.data(), out.data());
+    __atomic_store_n(&stax_gemm_checks_fail_alloc, 0, __ATOMIC_RELAXED);
+    ::operator delete(const_cast<float*>(wp), std::align_val_t(64));
+    check_against_naive(wino, dw, true, out, mode == 2 ? "F(2 x 2, 3 x 3) without buffers" : "F(2 x 2, 3 x 3)", mode == 0);
+    CHECK((out == per_call) == (mode == 2), "%s: without buffers the GEMM's bits (%d), with them F(2 x 2, 3 x 3)'s",
+          describe(wino).c_str(), mode);
+  }
+  omp_set_num_threads(threads);
   // A depthwise convolution with the channels in the lanes, its padded copy of 2 MB per thread
   // (AVX2) or 4 (AVX-512): a thread without one computes its blocks' planes unpadded.
   ConvShape depthwise = shape(1, 48, 256, 256, 48, 3, 3, 9, 1, 1, 48);
@@ -231,6 +288,7 @@ void check_conv() {
       {1, 160, 7, 7, 160, 3, 3, 1, 1, 1, 160},   // depthwise, channels in lanes, narrow rows
       {1, 128, 7, 7, 64, 3, 3, 1, 1, 1, 1},      // C^T on 7 x 7, K of several blocks: the quarter block (conv_swap_kc)
       {1, 64, 14, 14, 200, 1, 1, 1, 0, 1, 1},    // pointwise of one KC block on 196 positions: in place, a ragged last tile
+      {1, 48, 30, 26, 40, 3, 3, 1, 1, 1, 1},     // F(2 x 2, 3 x 3): units dealt out over images and threads
   };
   for (int64_t n : {1, 4})
     for (const auto& v : kThreadShapes) {
@@ -242,8 +300,10 @@ void check_conv() {
       for (int t : {2, 3}) {
         omp_set_num_threads(t);
         const std::vector<float> many = run(s, d, true, true), per_call = run(s, d, true, false);
+        // (F(2 x 2, 3 x 3), which only weights packed ahead take, rounds otherwise than the GEMM.)
+        const bool wino = stax_rt::conv_wino_pays<float, Isa>(s);
         CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0 &&
-                  std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0,
+                  (wino || std::memcmp(one.data(), per_call.data(), one.size() * sizeof(float)) == 0),
               "%s: the bits differ between 1 and %d threads or packed ahead and per call", describe(s).c_str(), t);
       }
     }
@@ -253,11 +313,11 @@ void check_conv() {
   for (int shift : {0, 1})
   for (bool ahead : {false, true})
   for (const auto& v : {kShapes[1], kShapes[2], kShapes[6], kShapes[7], kShapes[8], kShapes[13], kShapes[14],
-                        kShapes[17], kShapes[25], kShapes[28], kShapes[30], kShapes[31]}) {
+                        kShapes[17], kShapes[25], kShapes[28], kShapes[30], kShapes[31], kShapes[37], kShapes[38]}) {
     ConvShape s = shape(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     s.direct = v[10] > 1 && v[1] / v[10] <= 4;
     const ConvData<float> d = data_for<float>(s, 7);
-    const std::vector<float> want = run(s, d, true, false);
+    const std::vector<float> want = run(s, d, true, ahead);
     std::vector<float> out(want.size());
     std::vector<int> seen(want.size(), 0);
     int wrong = 0;

@@ -33,21 +33,22 @@ TEST(VecSections, EmbeddedTextIsTheRepositoryHeader) {
 
 // The files in section order: the prelude, the base, one file per record of the ISA table (in
 // table order, each holding the section vec_<name>), then what is written over all sets, then the
-// GEMM's three files and the convolutions' two.
+// GEMM's three files and the convolutions' three.
 TEST(VecSections, NamesInFileOrderAndPreludeNamesUnchanged) {
   const std::vector<std::string> files = runtime_files();
-  ASSERT_EQ(files.size(), isa_table().size() + 8);
+  ASSERT_EQ(files.size(), isa_table().size() + 9);
   EXPECT_EQ(files.front(), "stax_prelude.h");
   EXPECT_EQ(files[1], "stax_vec_base.h");
   EXPECT_EQ(files[isa_table().size() + 2], "stax_vec.h");
-  const std::vector<std::string> gemm(files.end() - 5, files.end());
+  const std::vector<std::string> gemm(files.end() - 6, files.end());
   EXPECT_EQ(gemm, (std::vector<std::string>{"stax_gemm_pack.h", "stax_gemm_kernel.h", "stax_gemm.h", "stax_conv.h",
-                                            "stax_conv_shift.h"}));
+                                            "stax_conv_shift.h", "stax_conv_wino.h"}));
   EXPECT_EQ(section_names("stax_gemm_pack.h"), std::vector<std::string>{"gemm_pack"});
   EXPECT_EQ(section_names("stax_gemm_kernel.h"), std::vector<std::string>{"gemm_kernel"});
   EXPECT_EQ(section_names("stax_gemm.h"), (std::vector<std::string>{"gemm", "matmul"}));
   EXPECT_EQ(section_names("stax_conv.h"), std::vector<std::string>{"conv"});
   EXPECT_EQ(section_names("stax_conv_shift.h"), std::vector<std::string>{"conv_shift"});
+  EXPECT_EQ(section_names("stax_conv_wino.h"), std::vector<std::string>{"conv_wino"});
   EXPECT_EQ(section_names("stax_vec_base.h"), std::vector<std::string>{"vec_config"});
   for (std::size_t i = 0; i < isa_table().size(); ++i) {
     const IsaRecord& r = isa_table()[i];

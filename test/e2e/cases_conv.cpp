@@ -145,6 +145,22 @@ void conv_constant_weight_cases(Table& t) {
       .tolerance = [=](const Inputs& in) {
         return matmul_tolerance(DType::Float32, 110, max_abs(in[0]) * tsum + 1.0 + max_abs(in[1]));
       };
+  // A 3x3 kernel of stride 1 with constant weights, 16 input channels and enough 2 x 2 output
+  // tiles: F(2 x 2, 3 x 3) (stax_conv_wino.h), odd output sides, then add and relu; float32 and
+  // float64. Its bound (docs/graph-format.md) takes, per input channel, the sum of |x| over a
+  // 4 x 4 patch times the sum of |w| over the 3 x 3 kernel: at most 16 max|x| times the row's sum.
+  for (const std::string wdt : {"float32", "float64"}) {
+    const DType d = wdt == "float32" ? DType::Float32 : DType::Float64;
+    const std::vector<double> ww = pattern(20 * 16 * 9, 9), bw = pattern(20, 10);
+    const double row = max_row_abs_sum(ww, 144);
+    t.add("conv2d constant weights, 3x3 stride 1 by F(2x2,3x3), then add and relu, " + wdt,
+          {input("x", wdt, "[2, 16, 17, 19]"), input("r", wdt, "[2, 20, 17, 19]")},
+          {node("y", "relu", R"([{"op": "add", "args": [{"op": "conv2d", "args": ["x", "ww", "bw"], "padding": 1}, "r"]}])")},
+          {"y"}, {constant("ww", wdt, {20, 16, 3, 3}, ww), constant("bw", wdt, {20}, bw)})
+        .tolerance = [=](const Inputs& in) {
+          return matmul_tolerance(d, 144 + 1, 16 * max_abs(in[0]) * row + 1.0 + max_abs(in[1]));
+        };
+  }
   // Two convolutions in a row, the second depthwise with constant weights.
   const std::vector<double> wd = pattern(16 * 9, 3);
   std::vector<std::string> two = consts;

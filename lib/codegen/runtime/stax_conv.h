@@ -23,7 +23,7 @@
 // A conv1d is a conv2d with H = KH = 1.
 #include "stax_gemm.h"  // (not emitted) the sections these require, so this header compiles alone
 
-// @section conv requires gemm conv_shift
+// @section conv requires gemm conv_shift conv_wino
 #ifndef STAX_RT_CONV
 #define STAX_RT_CONV
 namespace {
@@ -160,9 +160,14 @@ inline void conv_pack_b(const ConvShape& s, const T* x, int64_t k0, int64_t kb, 
 
 // Elements of the weights packed for the GEMM on I: each group's [cout_g, K] matrix in panels of
 // GemmTile<T, I>::mr rows (gemm_pack_a's layout) per KC block of the plan, one group after the
-// other; for a product computed transposed (conv_swap_pays), W^T in gemm_pack_b's layout.
+// other; for a product computed transposed (conv_swap_pays), W^T in gemm_pack_b's layout; for
+// F(2 x 2, 3 x 3) (conv_wino_pays, unless `wino` is false), the transformed weights.
 template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s);
-template <typename T, typename I> inline int64_t conv_packed_weights_size(const ConvShape& s) {
+template <typename T, typename I> inline bool conv_wino_pays(const ConvShape& s);
+template <typename T, typename I> inline int64_t conv_wino_weights_size(const ConvShape& s);
+template <typename T, typename I> inline void conv_wino_pack(const ConvShape& s, const T* w, T* out);
+template <typename T, typename I> inline int64_t conv_packed_weights_size(const ConvShape& s, bool wino = true) {
+  if (wino && conv_wino_pays<T, I>(s)) return conv_wino_weights_size<T, I>(s);
   if (conv_swap_pays<T, I>(s)) return gemm_packed_b_size(s.k(), s.cout, gemm_panel_width<T>(I::width));
   return s.groups * gemm_packed_a_size(s.cout_g(), s.k(), GemmTile<T, I>::mr);
 }
@@ -173,11 +178,15 @@ template <typename T, typename I> inline int64_t conv_packed_weights_size(const 
 // call).
 template <typename T, typename I> inline GemmPlan conv_plan(const ConvShape& s, bool packed);
 
-template <typename T, typename I> inline const T* conv_pack_weights(const ConvShape& s, const T* w) {
+template <typename T, typename I> inline const T* conv_pack_weights(const ConvShape& s, const T* w, bool wino = true) {
   if (s.direct) return nullptr;
-  const int64_t size = conv_packed_weights_size<T, I>(s);
+  const int64_t size = conv_packed_weights_size<T, I>(s, wino);
   T* out = static_cast<T*>(::operator new(sizeof(T) * static_cast<std::size_t>(size), std::align_val_t(64), std::nothrow));
   if (out == nullptr) return nullptr;
+  if (wino && conv_wino_pays<T, I>(s)) {  // U = G g G^T of F(2 x 2, 3 x 3) (stax_conv_wino.h)
+    conv_wino_pack<T, I>(s, w, out);
+    return out;
+  }
   if (conv_swap_pays<T, I>(s)) {  // W^T as the B of C^T = X^T W^T: element (k, c) at w[c * K + k]
     gemm_pack_b(w, 1, s.k(), s.k(), s.cout, gemm_panel_width<T>(I::width), out);
     return out;
@@ -674,6 +683,8 @@ inline void conv_direct(const ConvShape& s, const T* x, const T* w, const T* bia
 
 template <typename T, typename I, typename E>
 inline bool conv_swap_run(const ConvShape& s, const T* x, const T* packed, const T* bias, T* out, const E& ep);
+template <typename T, typename I, typename E>
+inline bool conv_wino_run(const ConvShape& s, const T* x, const T* U, const T* bias, T* out, const E& ep);
 
 // ---- the entry ----
 
@@ -704,7 +715,10 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // (`packed`: the same weights from conv_pack_weights<T, I>, or null to pack them per call), bias
 // [cout] or null, out [n, cout, oh, ow], all dense; `ep` as ConvNoEpilogue describes. Direct
 // loops (s.direct) spread the planes over the threads. A convolution whose positions would leave
-// lanes empty, with its weights packed ahead, is computed transposed (conv_swap_pays). Else the GEMM reads
+// lanes empty, with its weights packed ahead, is computed transposed (conv_swap_pays). A 3 x 3
+// kernel of stride 1 whose weights are packed ahead goes by F(2 x 2, 3 x 3) where that pays
+// (conv_wino_pays; `wino` false, with the weights packed for the GEMM, keeps the GEMM's paths:
+// the benchmarks and checks compare the two). Else the GEMM reads
 // the patches in place (a pointwise convolution's input as it lies, a kernel of several taps
 // from a shifted copy of the input: stax_conv_shift.h) where that pays (conv_shift_pays; `shift`
 // < 0), or when `shift` > 0 forces it; else it packs them block by block (shift == 0 forces
@@ -713,10 +727,14 @@ template <typename T, typename I> inline bool conv_shift_pays(const ConvShape& s
 // columns).
 template <typename T, typename I, typename E = ConvNoEpilogue>
 inline void conv_run(const ConvShape& s, const T* x, const T* w, const T* packed, const T* bias, T* out,
-                     const E& ep = E(), int shift = -1) {
+                     const E& ep = E(), int shift = -1, bool wino = true) {
   if (s.direct) {
     if (conv_lanes_pays(s)) return conv_lanes<T, I>(s, x, w, bias, out, ep);
     return conv_direct<T, I>(s, x, w, bias, out, ep);
+  }
+  if (packed != nullptr && wino && conv_wino_pays<T, I>(s)) {
+    if (conv_wino_run<T, I>(s, x, packed, bias, out, ep)) return;
+    packed = nullptr;  // (transformed for F(2 x 2, 3 x 3): the weights are packed per call below)
   }
   if (packed != nullptr && conv_swap_pays<T, I>(s)) {
     if (conv_swap_run<T, I>(s, x, packed, bias, out, ep)) return;
@@ -764,3 +782,4 @@ template <typename T> inline const T* conv_pack_weights_native(const ConvShape& 
 #endif  // STAX_RT_CONV
 // @end-sections
 #include "stax_conv_shift.h"  // (not emitted) conv_run's shifted path, which generated code gets by its section
+#include "stax_conv_wino.h"   // (not emitted) its F(2 x 2, 3 x 3) path, likewise
