@@ -41,7 +41,10 @@ inline int64_t wino_max(int64_t a, int64_t b) { return a > b ? a : b; }
 // padding at most 2, with 16 to 256 input channels (a unit's V for one panel of tiles then fits
 // half of L2), at least 16 output channels, and tiles for two panels of the micro-kernels' columns
 // over the batch (ResNet's 56 x 56 and 28 x 28 layers at batch 1, and its 14 x 14 ones from
-// batch 2 on: at batch 1 their 49 tiles are one and a half units, which two threads share badly).
+// batch 2 on). At batch 1 a 14 x 14 output's 49 tiles are two units of one panel, one per thread,
+// and each thread reads all of U (4 MiB for 256 -> 256, against 2.3 for the weights): ResNet-50's
+// six such layers took 0.84-0.93 ms each on 2 threads against the GEMM's 0.65-0.68, the generated
+// code alternated, although alone with U in L3 they ran 1.27x faster.
 template <typename T, typename I> inline bool conv_wino_pays(const ConvShape& s) {
   if (s.direct || s.groups != 1 || s.kh != 3 || s.kw != 3 || s.sh != 1 || s.sw != 1 || s.dh != 1 || s.dw != 1)
     return false;
@@ -107,20 +110,24 @@ template <typename T, typename I> inline ConvWino conv_wino_layout(const ConvSha
 }
 
 // Input row `y` of one channel (x: the channel's plane) deinterleaved over the zero-padded row
-// xp (xp[p] = x[y][p - pw]): e[t] = xp[2 t], o[t] = xp[2 t + 1] for t <= tw, zeros past that
-// and for a row of the padding.
+// xp (xp[p] = x[y][p - pw]): e[t] = xp[2 t], o[t] = xp[2 t + 1] for t <= tw, zeros for a row of
+// the padding. Only the elements a row of the input reaches are written: the others are the
+// same for every row, zeroed once per thread (conv_wino_run; zeroing each row whole, by a call
+// of memset, took 8% of the layer).
 template <typename T, typename I>
 inline void conv_wino_row(const ConvShape& s, const ConvWino& L, const T* x, int64_t y, T* e, T* o) {
-  conv_zero_vectors<T, I>(e, L.row_len);
-  conv_zero_vectors<T, I>(o, L.row_len);
-  if (y < 0 || y >= s.h) return;
-  const T* row = x + y * s.w;
   const int64_t last = L.tw;  // the last t a tile reads
   // e[t] = row[2 t - pw] for 0 <= 2 t - pw < w; o[t] = row[2 t + 1 - pw] likewise.
   const int64_t e0 = (s.pw + 1) / 2, e1 = wino_min(last, (s.w - 1 + s.pw) / 2);
+  const int64_t o0 = s.pw / 2, o1 = s.w + s.pw >= 2 ? wino_min(last, (s.w - 2 + s.pw) / 2) : -1;
+  if (y < 0 || y >= s.h) {
+    if (e1 >= e0) conv_zero_vectors<T, I>(e + e0, e1 - e0 + 1);
+    if (o1 >= o0) conv_zero_vectors<T, I>(o + o0, o1 - o0 + 1);
+    return;
+  }
+  const T* row = x + y * s.w;
   if (e1 >= e0) conv_copy_even<T, I>(row + 2 * e0 - s.pw, e1 - e0 + 1, e + e0);
-  const int64_t o0 = s.pw / 2, o1 = wino_min(last, (s.w - 2 + s.pw) / 2);
-  if (o1 >= o0 && s.w + s.pw >= 2) conv_copy_even<T, I>(row + 2 * o0 + 1 - s.pw, o1 - o0 + 1, o + o0);
+  if (o1 >= o0) conv_copy_even<T, I>(row + 2 * o0 + 1 - s.pw, o1 - o0 + 1, o + o0);
 }
 
 // A run of tiles of one tile row of one image: row r, columns [c0, c1), at column `col` of the
@@ -156,8 +163,14 @@ inline void conv_wino_input(const ConvShape& s, const ConvWino& L, const T* x, i
   constexpr int64_t W = I::width;
   const int64_t r0 = t0 / L.tw, r1 = (t1 - 1) / L.tw, y0 = 2 * r0 - s.ph, ny = 2 * (r1 - r0) + 4;
   const int64_t C = s.c, cols = L.cols, plane = s.h * s.w;
+  const int64_t ya = y0 < 0 ? 0 : y0, yb = y0 + ny < s.h ? y0 + ny : s.h;  // the input rows read
+  const int64_t lines = yb > ya ? ((yb - ya) * s.w * int64_t(sizeof(T)) + 63) / 64 : 0;
   for (int64_t ci = 0; ci < C; ++ci) {
     const T* xc = x + ci * plane;
+    // The next channel's rows asked for ahead: each channel's are a short run (a few rows) far
+    // from the last, which the hardware's prefetchers do not follow.
+    if (ci + 1 < C)
+      for (int64_t l = 0; l < lines; ++l) __builtin_prefetch(reinterpret_cast<const char*>(xc + plane + ya * s.w) + 64 * l, 0, 3);
     for (int64_t j = 0; j < ny; ++j)
       conv_wino_row<T, I>(s, L, xc, y0 + j, rows + 2 * j * L.row_len, rows + (2 * j + 1) * L.row_len);
     conv_wino_runs(L, t0, t1, col0, [&](const ConvWinoRun& run) {
@@ -277,6 +290,7 @@ inline bool conv_wino_run(const ConvShape& s, const T* x, const T* U, const T* b
     T* v = scratch + t * per_thread;
     T* m = v + L.v_size;
     T* rows = m + L.m_size;
+    conv_zero_vectors<T, I>(rows, L.rows_size);  // (conv_wino_row writes only the input's part)
     for (int64_t u; (u = chunks.take(t)) >= 0;)
       conv_wino_unit<T, I>(s, L, x, U, bias, out, u * L.cols, wino_min(total, (u + 1) * L.cols), v, m, rows, ep);
   }
