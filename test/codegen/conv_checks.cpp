@@ -365,6 +365,13 @@ void check_conv() {
   CHECK(small_k == (Isa::width >= 16) && large_k,
         "conv_swap_pays for 1 x 1 / 2 downsamples: %d for K = 64 (want %d), %d for K = 256 (want 1)", small_k,
         Isa::width >= 16, large_k);
+  // A stem (3 input channels, 7 x 7 / 2) into 64 channels is computed transposed; into 32 (fewer
+  // than 64), or 3 x 3 from 16 channels on 7 x 7 into 64 (no stem, K under 256), it is not.
+  const bool stem = stax_rt::conv_swap_pays<float, Isa>(shape(1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1));
+  const bool narrow_stem = stax_rt::conv_swap_pays<float, Isa>(shape(1, 3, 224, 224, 32, 3, 3, 2, 1, 1, 1));
+  const bool not_stem = stax_rt::conv_swap_pays<float, Isa>(shape(1, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1));
+  CHECK(stem && !narrow_stem && !not_stem, "conv_swap_pays for stems: %d into 64 (want 1), %d into 32 (want 0), %d for "
+        "16 input channels (want 0)", stem, narrow_stem, not_stem);
   // A pointwise kernel reads its input in place when its plane is whole vectors or its K is one
   // KC block of the plan (its tiles then write straight into the output); else the patches are
   // packed (K = 4096 is several blocks: KC is at most 1024).

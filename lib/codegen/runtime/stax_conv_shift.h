@@ -579,6 +579,13 @@ inline bool conv_shift_run(const ConvCall<T>& call, const GemmPlan& plan, int ou
 //   transposed, min of 30 calls alternating on Zen 3 (AVX2), 1 / 2 threads: the stem (3 -> 64,
 //   7 x 7 / 2) 3.78 -> 3.65 / 2.06 -> 1.77 ms, 64 channels on 56 x 56 3.21 -> 2.86 / 1.65 -> 1.48,
 //   64 -> 128 / 2 2.12 -> 1.76 / 1.23 -> 1.03, 128 channels on 28 x 28 4.26 -> 3.92 / 2.05 -> 1.87.
+// A stem (at most 4 input channels, several taps, into 64 channels or more, a whole number of
+// vectors): alone, with the caches warm, ResNet's 7 x 7 / 2 stem ran as fast either way on Zen 5
+// (1.00x on 1 thread, 0.95x on 2 at batch 1, 1.09x at batch 8), but after its data had left the
+// caches, as in a network, the shifted path took 4.5x as long (zeroing and filling its phases'
+// copy from memory). In the networks on 2 threads, the generated code alternated: ResNet-18's stem
+// 0.873-0.883 -> 0.828-0.844 ms, at batch 8 6.37-7.07 -> 5.69-6.63, ResNet-50's 0.873-0.896 ->
+// 0.785-0.821.
 // A strided 1 x 1 convolution without padding into at most 512 channels (ResNet's downsamples):
 // its transposed product's tiles broadcast from the input where it lies, the stride spacing the
 // positions, with no copy. `conv_bench`, GFLOP/s against the packed patches, 1 / 2 threads,
@@ -602,6 +609,7 @@ template <typename T, typename I> inline bool conv_swap_pays(const ConvShape& s)
   if (s.cout < 64) return false;
   if (s.cout % I::width == 0 && conv_swap_in_place(s) && (s.k() >= 256 || I::width >= 16)) return true;
   if (s.cout % I::width == 0 && s.k() >= 256 && s.kh * s.kw > 1) return true;
+  if (s.cout % I::width == 0 && s.cin_g() <= 4 && s.kh * s.kw > 1) return true;  // a stem: see below
   if (s.kh * s.kw == 1) return false;
   if (s.cout < 128) return false;
   int64_t computed = (N + ConvShiftTile<T, I>::nr - 1) / ConvShiftTile<T, I>::nr * ConvShiftTile<T, I>::nr;
