@@ -84,11 +84,12 @@ template <typename T, typename I> inline void conv_wino_pack(const ConvShape& s,
     }
 }
 
-// The layout of one call: tiles of the output, the unit width, and a thread's scratch.
+// The layout of one call: tiles of the output, the team, the unit width, and a thread's scratch.
 struct ConvWino {
   int64_t th, tw, tiles;  // rows and columns of tiles per image, tiles per image
+  int threads;            // the team (gemm_threads over the panels of tiles)
   int64_t cols;           // tiles per unit, whole panels of the micro-kernels
-  int64_t row_len;        // elements of one deinterleaved half-row (conv_wino_rows)
+  int64_t row_len;        // elements of one deinterleaved half-row (conv_wino_row)
   int64_t v_size, m_size, rows_size;  // elements of a thread's V, M and deinterleaved rows
 };
 // The unit: as many panels of tiles (at most 4) as keep V in half of L2, fewer while the team
@@ -96,15 +97,16 @@ struct ConvWino {
 // whole units then uneven). ResNet-18's 64 -> 64 on 56 x 56 and 128 -> 128 on 28 x 28, batch 1,
 // 2 threads, against the GEMM's path called alternately: 1.30-1.33x and 1.26-1.31x with 4 and 2
 // panels a unit (7 and 4 units), 1.36-1.39x and 1.34-1.39x with 1 (25 and 7 units).
-template <typename T, typename I> inline ConvWino conv_wino_layout(const ConvShape& s, int threads) {
+template <typename T, typename I> inline ConvWino conv_wino_layout(const ConvShape& s) {
   using S = GemmShape<T, I>;
   constexpr int64_t P = S::panel, W = I::width;
   ConvWino L{};
   L.th = (s.oh + 1) / 2, L.tw = (s.ow + 1) / 2, L.tiles = L.th * L.tw;
   const int64_t budget = gemm_caches().l2 / 2 / (16 * s.c * int64_t(sizeof(T)));
   const int64_t panels = budget / P, total = s.n * L.tiles;
+  L.threads = gemm_threads(s.n * s.spatial(), s.cout, 9 * s.c, (total + P - 1) / P);
   L.cols = (panels < 1 ? 1 : panels > 4 ? 4 : panels) * P;
-  while (L.cols > P && (total + L.cols - 1) / L.cols < 4 * int64_t(threads)) L.cols -= P;
+  while (L.cols > P && (total + L.cols - 1) / L.cols < 4 * int64_t(L.threads)) L.cols -= P;
   const int64_t need = (total + P - 1) / P * P;
   if (L.cols > need) L.cols = need;
   L.row_len = (L.tw + 1 + W + W - 1) / W * W;
@@ -283,9 +285,8 @@ inline void conv_wino_unit(const ConvShape& s, const ConvWino& L, const T* x, co
 // span two images), dealt out to the threads (GemmChunks), each thread with its own V, M and rows.
 template <typename T, typename I, typename E>
 inline bool conv_wino_run(const ConvShape& s, const T* x, const T* U, const T* bias, T* out, const E& ep) {
-  const int64_t panels = (s.n * ((s.oh + 1) / 2) * ((s.ow + 1) / 2) + GemmShape<T, I>::panel - 1) / GemmShape<T, I>::panel;
-  const int threads = gemm_threads(s.n * s.spatial(), s.cout, 9 * s.c, panels);
-  const ConvWino L = conv_wino_layout<T, I>(s, threads);
+  const ConvWino L = conv_wino_layout<T, I>(s);
+  const int threads = L.threads;
   const int64_t total = s.n * L.tiles, units = (total + L.cols - 1) / L.cols;
   const int64_t per_thread = L.v_size + L.m_size + L.rows_size;
   T* scratch = static_cast<T*>(gemm_buffer(3).get(sizeof(T) * static_cast<std::size_t>(threads * per_thread)));
